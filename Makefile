@@ -1,0 +1,26 @@
+# The two commands of the README. Both install what is missing first
+# (tools/install-deps.sh, idempotent), then build.
+#   make run    build, then run the main job on the embedded default
+#   make test   build, then the whole suite (lit, unit tests, sanitizers, fuzzers)
+
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: run test deps build unit lit sanitize fuzz clean
+
+deps:
+	@bash tools/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/bin/linnet inspect models/phi3
+
+test: build
+	@bash tools/run-tests.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

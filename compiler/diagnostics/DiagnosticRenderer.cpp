@@ -1,0 +1,256 @@
+// Text and JSON rendering of diagnostics, in the layout the spec shows:
+//
+//   error E2103: tensor dtypes do not match
+//
+//     --> file.linnet:7:12
+//      |
+//    7 |     return x + y
+//      |            ^^^^^ label
+//      |
+//      = note: ...
+//      = help: ...
+//
+// Source lines are shown with tabs expanded and control characters replaced
+// by U+FFFD; markers are placed by display column.
+#include "compiler/diagnostics/DiagnosticRenderer.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+
+namespace linnet {
+
+namespace {
+
+constexpr int kTabWidth = 4;
+
+// One source line made printable, with a byte-offset -> display-column map.
+struct DisplayLine {
+  std::string text;
+  std::vector<uint32_t> columnOfByte;  // size = bytes + 1
+};
+
+DisplayLine makeDisplayLine(std::string_view raw) {
+  DisplayLine line;
+  line.columnOfByte.resize(raw.size() + 1, 0);
+  uint32_t column = 0;
+  size_t i = 0;
+  while (i < raw.size()) {
+    unsigned char c = static_cast<unsigned char>(raw[i]);
+    size_t length = 1;
+    if (c >= 0x80) {
+      length = (c >= 0xF0) ? 4 : (c >= 0xE0) ? 3 : (c >= 0xC0) ? 2 : 1;
+      if (i + length > raw.size()) length = 1;
+      bool valid = length > 1;
+      for (size_t k = 1; k < length && valid; ++k)
+        valid = (static_cast<unsigned char>(raw[i + k]) & 0xC0) == 0x80;
+      for (size_t k = 0; k < length; ++k) line.columnOfByte[i + k] = column;
+      if (valid) line.text.append(raw.substr(i, length));
+      else { line.text.append("\xEF\xBF\xBD"); length = 1; }
+      column += 1;
+    } else if (c == '\t') {
+      line.columnOfByte[i] = column;
+      uint32_t next = (column / kTabWidth + 1) * kTabWidth;
+      line.text.append(next - column, ' ');
+      column = next;
+    } else if (c < 0x20 || c == 0x7F) {
+      line.columnOfByte[i] = column;
+      line.text.append("\xEF\xBF\xBD");
+      column += 1;
+    } else {
+      line.columnOfByte[i] = column;
+      line.text.push_back(static_cast<char>(c));
+      column += 1;
+    }
+    i += length;
+  }
+  line.columnOfByte[raw.size()] = column;
+  return line;
+}
+
+struct LineMarker {
+  uint32_t startColumn;
+  uint32_t width;
+  bool primary;
+  std::string text;
+};
+
+std::string styled(const RenderOptions& options, std::string_view code, std::string_view text) {
+  if (!options.color) return std::string(text);
+  return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
+}
+
+// Prints the snippet lines of `labels` (all in one file).
+void renderSnippet(const SourceFile& file, const std::vector<const DiagnosticLabel*>& labels,
+                   size_t gutter, std::ostream& out, const RenderOptions& options) {
+  std::map<uint32_t, std::vector<LineMarker>> byLine;
+  std::map<uint32_t, DisplayLine> displays;
+  for (const DiagnosticLabel* label : labels) {
+    LineColumn start = file.lineColumn(label->span.begin);
+    LineColumn end = file.lineColumn(label->span.end);
+    auto [it, inserted] = displays.try_emplace(start.line);
+    if (inserted) it->second = makeDisplayLine(file.lineText(start.line));
+    const DisplayLine& display = it->second;
+    std::string_view raw = file.lineText(start.line);
+    // The line's first byte: scan back from the span to the previous newline.
+    std::string_view all = file.text();
+    uint32_t lineStartOffset = label->span.begin;
+    while (lineStartOffset > 0 && all[lineStartOffset - 1] != '\n') --lineStartOffset;
+    uint32_t startByte = label->span.begin - lineStartOffset;
+    uint32_t endByte = end.line == start.line ? label->span.end - lineStartOffset
+                                              : static_cast<uint32_t>(raw.size());
+    startByte = std::min<uint32_t>(startByte, raw.size());
+    endByte = std::clamp<uint32_t>(endByte, startByte, raw.size());
+    uint32_t startColumn = display.columnOfByte[startByte];
+    uint32_t endColumn = display.columnOfByte[endByte];
+    uint32_t width = std::max<uint32_t>(1, endColumn - startColumn);
+    byLine[start.line].push_back({startColumn, width, label->primary, label->text});
+  }
+
+  std::string blank(gutter, ' ');
+  std::string bar = styled(options, "1;34", "|");
+  uint32_t previousLine = 0;
+  for (auto& [lineNumber, markers] : byLine) {
+    if (previousLine != 0 && lineNumber > previousLine + 1) out << "...\n";
+    previousLine = lineNumber;
+    std::sort(markers.begin(), markers.end(),
+              [](const LineMarker& a, const LineMarker& b) { return a.startColumn < b.startColumn; });
+    const DisplayLine& display = displays[lineNumber];
+    out << styled(options, "1;34", fmt::format("{:>{}}", lineNumber, gutter)) << " " << bar;
+    if (!display.text.empty()) out << " " << display.text;
+    out << "\n";
+
+    std::string markerLine;
+    for (const LineMarker& m : markers) {
+      if (markerLine.size() < m.startColumn) markerLine.append(m.startColumn - markerLine.size(), ' ');
+      markerLine.append(m.width, m.primary ? '^' : '-');
+    }
+    size_t withText = std::count_if(markers.begin(), markers.end(),
+                                    [](const LineMarker& m) { return !m.text.empty(); });
+    if (withText == 1 && markers.size() == 1) {
+      markerLine += " " + markers.front().text;
+      withText = 0;
+    }
+    out << blank << " " << bar << " " << styled(options, "1;31", markerLine) << "\n";
+    if (withText == 0) continue;
+    // Several labels on one line: their texts go on the line(s) below, each
+    // starting at its marker's column, sharing a line while they do not touch.
+    std::vector<const LineMarker*> pending;
+    for (const LineMarker& m : markers)
+      if (!m.text.empty()) pending.push_back(&m);
+    while (!pending.empty()) {
+      std::string textLine;
+      std::vector<const LineMarker*> rest;
+      for (const LineMarker* m : pending) {
+        if (textLine.empty() || textLine.size() + 1 < m->startColumn) {
+          if (textLine.size() < m->startColumn) textLine.append(m->startColumn - textLine.size(), ' ');
+          textLine += m->text;
+        } else {
+          rest.push_back(m);
+        }
+      }
+      out << blank << " " << bar << " " << textLine << "\n";
+      pending = std::move(rest);
+    }
+  }
+}
+
+}  // namespace
+
+void renderText(const SourceManager& sources, const std::vector<Diagnostic>& diagnostics,
+                std::ostream& out, RenderOptions options) {
+  bool first = true;
+  for (const Diagnostic& d : diagnostics) {
+    if (!first) out << "\n";
+    first = false;
+    std::string_view severity = severityName(d.severity);
+    std::string header = d.code().empty() ? std::string(severity)
+                                          : fmt::format("{} {}", severity, d.code());
+    out << styled(options, d.severity == Severity::Error ? "1;31" : "1;33", header)
+        << styled(options, "1", fmt::format(": {}", d.message)) << "\n";
+
+    // Gutter width: max(2, digits of the largest line number shown).
+    uint32_t maxLine = 0;
+    for (const DiagnosticLabel& label : d.labels) {
+      LineColumn lc = sources.file(label.span.file).lineColumn(label.span.begin);
+      maxLine = std::max(maxLine, lc.line);
+    }
+    size_t gutter = std::max<size_t>(2, fmt::format("{}", maxLine).size());
+    std::string blank(gutter, ' ');
+    std::string bar = styled(options, "1;34", "|");
+
+    if (!d.labels.empty()) {
+      out << "\n";
+      // Group labels by file, the primary label's file first.
+      std::vector<FileId> fileOrder;
+      for (const DiagnosticLabel& label : d.labels)
+        if (std::find(fileOrder.begin(), fileOrder.end(), label.span.file) == fileOrder.end())
+          fileOrder.push_back(label.span.file);
+      for (size_t f = 0; f < fileOrder.size(); ++f) {
+        const SourceFile& file = sources.file(fileOrder[f]);
+        std::vector<const DiagnosticLabel*> labels;
+        for (const DiagnosticLabel& label : d.labels)
+          if (label.span.file == fileOrder[f]) labels.push_back(&label);
+        LineColumn at = file.lineColumn(labels.front()->span.begin);
+        if (f > 0) out << blank << " " << bar << "\n";
+        out << blank << styled(options, "1;34", f == 0 ? "-->" : ":::") << " " << file.path()
+            << ":" << at.line << ":" << at.column << "\n";
+        out << blank << " " << bar << "\n";
+        renderSnippet(file, labels, gutter, out, options);
+      }
+    }
+    if (!d.notes.empty() || !d.helps.empty()) {
+      out << blank << " " << bar << "\n";
+      for (const std::string& note : d.notes) out << blank << " = " << styled(options, "1", "note") << ": " << note << "\n";
+      for (const std::string& help : d.helps) out << blank << " = " << styled(options, "1", "help") << ": " << help << "\n";
+    }
+  }
+}
+
+namespace {
+nlohmann::ordered_json jsonLocation(const SourceManager& sources, Span span) {
+  if (!span.valid()) return nullptr;
+  const SourceFile& file = sources.file(span.file);
+  LineColumn start = file.lineColumn(span.begin);
+  LineColumn end = file.lineColumn(span.end);
+  nlohmann::ordered_json location;
+  location["file"] = file.path();
+  location["start"] = {{"line", start.line}, {"column", start.column}, {"offset", span.begin}};
+  location["end"] = {{"line", end.line}, {"column", end.column}, {"offset", span.end}};
+  return location;
+}
+}  // namespace
+
+void renderJson(const SourceManager& sources, const std::vector<Diagnostic>& diagnostics,
+                std::ostream& out) {
+  nlohmann::ordered_json document;
+  document["version"] = 1;
+  document["diagnostics"] = nlohmann::ordered_json::array();
+  size_t errors = 0, warnings = 0;
+  for (const Diagnostic& d : diagnostics) {
+    if (d.severity == Severity::Error) ++errors;
+    if (d.severity == Severity::Warning) ++warnings;
+    nlohmann::ordered_json entry;
+    entry["code"] = std::string(d.code());
+    entry["severity"] = std::string(severityName(d.severity));
+    entry["message"] = d.message;
+    entry["label"] = d.labels.empty() || d.labels.front().text.empty()
+                         ? nlohmann::ordered_json(nullptr)
+                         : nlohmann::ordered_json(d.labels.front().text);
+    entry["location"] = jsonLocation(sources, d.primarySpan());
+    entry["related"] = nlohmann::ordered_json::array();
+    for (size_t i = 1; i < d.labels.size(); ++i)
+      entry["related"].push_back(
+          {{"location", jsonLocation(sources, d.labels[i].span)}, {"message", d.labels[i].text}});
+    entry["notes"] = d.notes;
+    entry["help"] = d.helps;
+    document["diagnostics"].push_back(std::move(entry));
+  }
+  document["summary"] = {{"errors", errors}, {"warnings", warnings}};
+  out << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace linnet

@@ -1,0 +1,91 @@
+// Driver: runs the pipeline stages for each command and renders diagnostics.
+// Text diagnostics go to stderr; `--json` diagnostics go to stdout as one
+// document. Warnings are shown only when the program has no errors.
+#include "compiler/driver/Driver.h"
+
+#include <iostream>
+
+#include "compiler/diagnostics/DiagnosticEmitter.h"
+#include "compiler/diagnostics/DiagnosticRenderer.h"
+#include "compiler/inspect/ModelPage.h"
+#include "compiler/inspect/Parameters.h"
+#include "compiler/inspect/Tokens.h"
+#include "compiler/lex/Lexer.h"
+#include "compiler/modules/Program.h"
+#include "compiler/parse/ASTPrinter.h"
+#include "compiler/parse/Parser.h"
+
+namespace linnet::driver {
+
+namespace {
+
+// Renders what the emitter holds and returns the exit code it implies.
+int finish(const CommonOptions& common, const SourceManager& sources,
+           DiagnosticEmitter& diagnostics, bool json, bool strict) {
+  if (diagnostics.hasErrors()) diagnostics.dropWarnings();
+  std::vector<Diagnostic> sorted = diagnostics.sorted();
+  if (json) {
+    renderJson(sources, sorted, std::cout);
+  } else if (!sorted.empty()) {
+    renderText(sources, sorted, std::cerr, RenderOptions{common.color});
+  }
+  if (diagnostics.hasErrors()) return kExitErrors;
+  if (strict && diagnostics.warningCount() > 0) return kExitErrors;
+  return kExitOk;
+}
+
+}  // namespace
+
+int runCheck(const CommonOptions& common, const CheckOptions& options) {
+  SourceManager sources;
+  DiagnosticEmitter diagnostics;
+  std::unique_ptr<Program> program =
+      loadProgram(sources, diagnostics, options.paths, LoadOptions{common.stdDir});
+  if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
+  return finish(common, sources, diagnostics, options.json, options.strict);
+}
+
+int runInspect(const CommonOptions& common, const InspectOptions& options) {
+  SourceManager sources;
+  DiagnosticEmitter diagnostics;
+  switch (options.view) {
+    case InspectView::Tokens:
+    case InspectView::Ast: {
+      std::string error;
+      std::optional<FileId> file = sources.addFile(options.path, &error);
+      if (!file) {
+        std::cerr << "linnet: error: " << error << "\n";
+        return kExitErrors;
+      }
+      TokenizedBuffer tokens = lex(sources, *file, diagnostics);
+      if (options.view == InspectView::Tokens) {
+        inspect::printTokens(sources, tokens, std::cout);
+      } else {
+        std::unique_ptr<ast::SourceModule> module = parse(sources, tokens, diagnostics);
+        if (!diagnostics.hasErrors()) ast::dumpAST(*module, std::cout);
+      }
+      return finish(common, sources, diagnostics, false, false);
+    }
+    case InspectView::Parameters:
+    case InspectView::Page: {
+      std::unique_ptr<Program> program =
+          loadProgram(sources, diagnostics, {options.path}, LoadOptions{common.stdDir});
+      if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
+      if (diagnostics.hasErrors()) return finish(common, sources, diagnostics, false, false);
+      if (options.view == InspectView::Parameters) {
+        if (!inspect::printParameters(*program, options.json, std::cout, diagnostics))
+          return finish(common, sources, diagnostics, false, false);
+      } else {
+        inspect::PageOptions page;
+        page.binds = options.binds;
+        page.checkpoint = options.checkpoint;
+        if (!inspect::printModelPage(*program, page, std::cout, diagnostics))
+          return finish(common, sources, diagnostics, false, false);
+      }
+      return finish(common, sources, diagnostics, false, false);
+    }
+  }
+  return kExitUsage;
+}
+
+}  // namespace linnet::driver

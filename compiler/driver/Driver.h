@@ -1,0 +1,39 @@
+// Driver: the `linnet` commands, each a function from parsed command-line
+// options to an exit code (0 ok, 1 the input has errors, 2 command-line
+// misuse). main.cpp only parses arguments; everything else happens here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace linnet::driver {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitErrors = 1;
+inline constexpr int kExitUsage = 2;
+
+struct CommonOptions {
+  bool color = false;          // diagnostics in color (stderr is a TTY, no --no-color)
+  std::string stdDir;          // --std, or found from the environment/executable
+};
+
+struct CheckOptions {
+  std::vector<std::string> paths;
+  bool strict = false;  // warnings fail the run
+  bool json = false;    // diagnostics as JSON on stdout
+};
+
+enum class InspectView { Page, Tokens, Ast, Parameters };
+
+struct InspectOptions {
+  std::string path;
+  InspectView view = InspectView::Page;
+  bool json = false;
+  std::vector<std::string> binds;  // NAME=VALUE
+  std::string checkpoint;
+};
+
+int runCheck(const CommonOptions& common, const CheckOptions& options);
+int runInspect(const CommonOptions& common, const InspectOptions& options);
+
+}  // namespace linnet::driver

@@ -1,0 +1,121 @@
+// linnet: command-line entry point. Parses arguments with CLI11 and hands the
+// options to the driver. Misuse (unknown command or option, missing
+// arguments) prints usage to stderr and exits 2; `--help` prints it to stdout
+// and exits 0; `--no-color` is accepted anywhere.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "compiler/driver/Driver.h"
+#include "compiler/modules/Program.h"
+
+namespace {
+constexpr const char* kVersion = "0.1.0";
+}
+
+int main(int argc, char** argv) {
+  using namespace linnet::driver;
+
+  // `--no-color` may appear anywhere, so take it out before CLI11 sees it.
+  bool noColor = std::getenv("NO_COLOR") != nullptr;
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--no-color") noColor = true;
+    else args.push_back(arg);
+  }
+
+  CLI::App app{"linnet: a native compiler and runtime for the Linnet model language", "linnet"};
+  app.require_subcommand(0, 1);
+  bool showVersion = false;
+  app.add_flag("-V,--version", showVersion, "Print the version and exit");
+  std::string stdDir;
+
+  CheckOptions check;
+  CLI::App* checkCmd = app.add_subcommand("check", "Parse and check files or packages; print diagnostics");
+  checkCmd->add_option("paths", check.paths, "Files or directories")->required();
+  checkCmd->add_flag("--strict", check.strict, "Treat warnings as errors");
+  checkCmd->add_flag("--json", check.json, "Print diagnostics as JSON on stdout");
+  checkCmd->add_option("--std", stdDir, "Standard library directory");
+
+  CheckOptions lint;
+  CLI::App* lintCmd = app.add_subcommand("lint", "Check with every warning an error (check --strict)");
+  lintCmd->add_option("paths", lint.paths, "Files or directories")->required();
+  lintCmd->add_flag("--json", lint.json, "Print diagnostics as JSON on stdout");
+  lintCmd->add_option("--std", stdDir, "Standard library directory");
+
+  InspectOptions inspect;
+  bool tokens = false, ast = false, parameters = false;
+  CLI::App* inspectCmd = app.add_subcommand(
+      "inspect", "Show a model package's entries, generics and blocks, or one file's tokens, AST or parameters");
+  inspectCmd->add_option("path", inspect.path, "A package directory, or a file with --tokens/--ast/--parameters")
+      ->required();
+  auto* tokensFlag = inspectCmd->add_flag("--tokens", tokens, "One token per line");
+  auto* astFlag = inspectCmd->add_flag("--ast", ast, "The syntax tree");
+  auto* parametersFlag = inspectCmd->add_flag("--parameters", parameters, "The parameter manifest of the file's blocks");
+  tokensFlag->excludes(astFlag)->excludes(parametersFlag);
+  astFlag->excludes(parametersFlag);
+  inspectCmd->add_flag("--json", inspect.json, "JSON output (with --parameters)");
+  inspectCmd->add_option("--bind", inspect.binds, "Bind a root generic: NAME=VALUE (repeatable)");
+  inspectCmd->add_option("--checkpoint", inspect.checkpoint, "A Hugging Face checkpoint directory");
+  inspectCmd->add_option("--std", stdDir, "Standard library directory");
+
+  std::vector<const char*> cargs;
+  cargs.push_back(argv[0]);
+  for (const std::string& a : args) cargs.push_back(a.c_str());
+  if (args.empty()) {
+    std::cerr << app.help();
+    return kExitUsage;
+  }
+  if (args.size() == 1 && args[0] == "help") {
+    std::cout << app.help();
+    return kExitOk;
+  }
+  try {
+    app.parse(static_cast<int>(cargs.size()), cargs.data());
+  } catch (const CLI::ParseError& e) {
+    // `--help` (exit code 0) prints the right subcommand's usage to stdout;
+    // every other parse error is misuse: message and usage on stderr, exit 2.
+    if (e.get_exit_code() == 0) return app.exit(e, std::cout, std::cerr);
+    app.exit(e, std::cerr, std::cerr);
+    return kExitUsage;
+  }
+
+  if (showVersion) {
+    std::cout << "linnet " << kVersion << "\n";
+    return kExitOk;
+  }
+
+  CommonOptions common;
+  common.color = !noColor && isatty(fileno(stderr));
+  common.stdDir = stdDir.empty() ? linnet::findStdDir(argv[0]) : stdDir;
+
+  if (checkCmd->parsed()) return runCheck(common, check);
+  if (lintCmd->parsed()) {
+    lint.strict = true;
+    return runCheck(common, lint);
+  }
+  if (inspectCmd->parsed()) {
+    int views = tokens + ast + parameters;
+    if (views > 1) {
+      std::cerr << "linnet: error: inspect takes one view at a time\n";
+      return kExitUsage;
+    }
+    if (inspect.json && !parameters) {
+      std::cerr << "linnet: error: --json goes with --parameters\n";
+      return kExitUsage;
+    }
+    inspect.view = tokens ? InspectView::Tokens
+                   : ast  ? InspectView::Ast
+                   : parameters ? InspectView::Parameters
+                                : InspectView::Page;
+    return runInspect(common, inspect);
+  }
+  std::cerr << app.help();
+  return kExitUsage;
+}

@@ -1,0 +1,29 @@
+// `linnet inspect PACKAGE`: the model page. Sections, in order:
+//   Entries   the root block's entries and their signatures (a tab-separated table)
+//   Generics  the root block's generics with bound values (only when bound,
+//             through --bind now and a checkpoint later)
+//   Blocks    every block of the program (the package's own and those its
+//             `sub` members reach), sorted by name, with members and functions
+// Everything is printed from the parsed sources; nothing is stored.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "compiler/diagnostics/DiagnosticEmitter.h"
+#include "compiler/modules/Program.h"
+
+namespace linnet::inspect {
+
+struct PageOptions {
+  std::vector<std::string> binds;  // NAME=VALUE
+  std::string checkpoint;
+};
+
+// Returns false (with diagnostics) when the page cannot be made, e.g. no root
+// block, or a binding that names no generic or breaks a `where` clause.
+bool printModelPage(const Program& program, const PageOptions& options, std::ostream& out,
+                    DiagnosticEmitter& diagnostics);
+
+}  // namespace linnet::inspect

@@ -1,0 +1,59 @@
+// ProgramBlocks: block discovery through `sub` members.
+#include "compiler/inspect/ProgramBlocks.h"
+
+namespace linnet::inspect {
+
+std::string BlockRef::qualifiedName() const {
+  return module->name + "::" + block->name.name;
+}
+
+BlockRef subBlock(const Module& from, const ast::TypeNode* type) {
+  while (type) {
+    if (auto* optional = ast::as<ast::OptionalTypeNode>(type)) {
+      type = optional->inner;
+    } else if (auto* array = ast::as<ast::ArrayTypeNode>(type)) {
+      type = array->element;
+    } else {
+      break;
+    }
+  }
+  auto* named = ast::as<ast::NamedTypeNode>(type);
+  if (!named) return {};
+  ResolvedItem resolved = resolveTypeName(from, *named);
+  if (!resolved.module || !resolved.item) return {};
+  auto* block = ast::as<ast::BlockItem>(resolved.item);
+  if (!block) return {};
+  return {resolved.module, block};
+}
+
+std::vector<BlockRef> reachableBlocks(const std::vector<const Module*>& modules) {
+  std::vector<BlockRef> blocks;
+  auto add = [&](BlockRef ref) {
+    for (const BlockRef& seen : blocks)
+      if (seen.block == ref.block) return;
+    blocks.push_back(ref);
+  };
+  for (const Module* module : modules)
+    for (const ast::Item* item : module->ast->items)
+      if (auto* block = ast::as<ast::BlockItem>(item)) add({module, block});
+  // Breadth-first over `sub` members; `blocks` grows while we walk it.
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    BlockRef current = blocks[i];
+    for (const ast::Item* item : current.block->body) {
+      auto* member = ast::as<ast::MemberItem>(item);
+      if (!member || member->member != ast::MemberKind::Sub) continue;
+      BlockRef child = subBlock(*current.module, member->type);
+      if (child.block) add(child);
+    }
+  }
+  return blocks;
+}
+
+bool hasEntries(const ast::BlockItem& block) {
+  for (const ast::Item* item : block.body)
+    if (auto* fn = ast::as<ast::FunctionItem>(item); fn && fn->function == ast::FunctionKind::Entry)
+      return true;
+  return false;
+}
+
+}  // namespace linnet::inspect

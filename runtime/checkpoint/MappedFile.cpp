@@ -1,0 +1,90 @@
+// POSIX implementation of MappedFile (see MappedFile.h): open, fstat, mmap,
+// close. The descriptor is closed right after mapping because a mapping
+// stays valid without it, so a loaded checkpoint holds no descriptors.
+#include "runtime/checkpoint/MappedFile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace linnet::rt {
+
+namespace {
+
+// Closes a descriptor on every return path of open().
+class FileDescriptor {
+public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0)
+      ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor &) = delete;
+  FileDescriptor &operator=(const FileDescriptor &) = delete;
+  int get() const { return fd_; }
+
+private:
+  int fd_;
+};
+
+std::string osReason(int error) { return std::strerror(error); }
+
+} // namespace
+
+Expected<MappedFile> MappedFile::open(const std::filesystem::path &path) {
+  int rawFd;
+  do {
+    rawFd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (rawFd < 0 && errno == EINTR);
+  if (rawFd < 0)
+    return makeError("{}: cannot open: {}", path.string(), osReason(errno));
+  FileDescriptor fd(rawFd);
+
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0)
+    return makeError("{}: cannot stat: {}", path.string(), osReason(errno));
+  // Directories, FIFOs and devices have no fixed size to map.
+  if (!S_ISREG(info.st_mode))
+    return makeError("{}: not a regular file", path.string());
+  if (info.st_size < 0)
+    return makeError("{}: negative file size", path.string());
+
+  std::size_t size = static_cast<std::size_t>(info.st_size);
+  if (size == 0)
+    return MappedFile(path, nullptr, 0);
+
+  void *address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+  if (address == MAP_FAILED)
+    return makeError("{}: cannot map {} bytes: {}", path.string(), size, osReason(errno));
+  return MappedFile(path, static_cast<const std::byte *>(address), size);
+}
+
+MappedFile::~MappedFile() { release(); }
+
+MappedFile::MappedFile(MappedFile &&other) noexcept
+    : path_(std::move(other.path_)), data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)) {}
+
+MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
+  if (this != &other) {
+    release();
+    path_ = std::move(other.path_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+void MappedFile::release() noexcept {
+  if (data_ != nullptr)
+    ::munmap(const_cast<std::byte *>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+}
+
+} // namespace linnet::rt

@@ -1,0 +1,84 @@
+// Tests for runtime/checkpoint/MappedFile.h: contents, empty files, errors,
+// and that moving keeps the mapping (and pointers into it) alive.
+#include "runtime/checkpoint/MappedFile.h"
+
+#include "TestFiles.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace linnet::rt {
+namespace {
+
+using test::TempDir;
+
+TEST(MappedFileTest, MapsContents) {
+  TempDir dir;
+  test::writeFile(dir / "data.bin", std::string_view("hello, mapping"));
+  Expected<MappedFile> file = MappedFile::open(dir / "data.bin");
+  ASSERT_TRUE(file.ok()) << file.message();
+  ASSERT_EQ(file->size(), 14u);
+  EXPECT_EQ(std::memcmp(file->data(), "hello, mapping", 14), 0);
+  EXPECT_EQ(file->path(), dir / "data.bin");
+}
+
+TEST(MappedFileTest, EmptyFileIsEmptySpan) {
+  TempDir dir;
+  test::writeFile(dir / "empty.bin", std::string_view());
+  Expected<MappedFile> file = MappedFile::open(dir / "empty.bin");
+  ASSERT_TRUE(file.ok()) << file.message();
+  EXPECT_EQ(file->size(), 0u);
+  EXPECT_TRUE(file->bytes().empty());
+}
+
+TEST(MappedFileTest, MissingFileNamesPath) {
+  TempDir dir;
+  Expected<MappedFile> file = MappedFile::open(dir / "absent.bin");
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.message().find("absent.bin"), std::string::npos) << file.message();
+  EXPECT_NE(file.message().find("cannot open"), std::string::npos) << file.message();
+}
+
+TEST(MappedFileTest, DirectoryIsRejected) {
+  TempDir dir;
+  Expected<MappedFile> file = MappedFile::open(dir.path());
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.message().find("not a regular file"), std::string::npos) << file.message();
+}
+
+TEST(MappedFileTest, MoveKeepsMappingAndPointers) {
+  TempDir dir;
+  test::writeFile(dir / "data.bin", std::string_view("0123456789"));
+  Expected<MappedFile> opened = MappedFile::open(dir / "data.bin");
+  ASSERT_TRUE(opened.ok()) << opened.message();
+  const std::byte *pointer = opened->data();
+
+  MappedFile moved(std::move(*opened));
+  EXPECT_EQ(moved.data(), pointer);
+  EXPECT_EQ(moved.size(), 10u);
+  EXPECT_EQ(opened->size(), 0u); // moved-from is empty
+  EXPECT_EQ(opened->data(), nullptr);
+
+  MappedFile assigned;
+  assigned = std::move(moved);
+  EXPECT_EQ(assigned.data(), pointer);
+  EXPECT_EQ(std::memcmp(assigned.data(), "0123456789", 10), 0);
+
+  // Assigning over a live mapping releases the old one and takes the new.
+  test::writeFile(dir / "other.bin", std::string_view("abc"));
+  Expected<MappedFile> other = MappedFile::open(dir / "other.bin");
+  ASSERT_TRUE(other.ok());
+  assigned = std::move(*other);
+  EXPECT_EQ(assigned.size(), 3u);
+  EXPECT_EQ(std::memcmp(assigned.data(), "abc", 3), 0);
+}
+
+TEST(MappedFileTest, DefaultIsEmpty) {
+  MappedFile file;
+  EXPECT_EQ(file.data(), nullptr);
+  EXPECT_EQ(file.size(), 0u);
+}
+
+} // namespace
+} // namespace linnet::rt
