@@ -73,8 +73,7 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
       if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
       if (diagnostics.hasErrors()) return finish(common, sources, diagnostics, false, false);
       if (options.view == InspectView::Parameters) {
-        if (!inspect::printParameters(*program, options.json, std::cout, diagnostics))
-          return finish(common, sources, diagnostics, false, false);
+        inspect::printParameters(*program, options.json, std::cout);
       } else {
         inspect::PageOptions page;
         page.binds = options.binds;

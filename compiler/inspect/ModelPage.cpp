@@ -5,10 +5,12 @@
 #include <ostream>
 
 #include "compiler/inspect/Bindings.h"
-#include "compiler/inspect/ProgramBlocks.h"
+#include "compiler/manifest/ProgramBlocks.h"
 #include "compiler/parse/ASTPrinter.h"
 
 namespace linnet::inspect {
+
+using manifest::BlockRef;
 
 namespace {
 
@@ -38,13 +40,13 @@ void printBlock(const BlockRef& ref, std::ostream& out) {
 bool printModelPage(const Program& program, const PageOptions& options, std::ostream& out,
                     DiagnosticEmitter& diagnostics) {
   std::vector<const Module*> roots = program.rootModules();
-  std::vector<BlockRef> blocks = reachableBlocks(roots);
+  std::vector<BlockRef> blocks = manifest::reachableBlocks(roots);
 
   // The root block: the one block of the root modules with entries.
   BlockRef root;
   for (const BlockRef& ref : blocks) {
     if (std::find(roots.begin(), roots.end(), ref.module) == roots.end()) continue;
-    if (!hasEntries(*ref.block)) continue;
+    if (!manifest::hasEntries(*ref.block)) continue;
     if (root.block) {
       diagnostics.emit(DiagnosticKind::SeveralRootBlocks, ref.block->name.span,
                        root.qualifiedName(), ref.qualifiedName())

@@ -7,12 +7,10 @@
 
 #include <iosfwd>
 
-#include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/modules/Program.h"
 
 namespace linnet::inspect {
 
-bool printParameters(const Program& program, bool json, std::ostream& out,
-                     DiagnosticEmitter& diagnostics);
+void printParameters(const Program& program, bool json, std::ostream& out);
 
 }  // namespace linnet::inspect

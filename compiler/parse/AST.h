@@ -139,6 +139,7 @@ struct FloatLiteralExpr : Expr {
 
 struct StringLiteralExpr : Expr {
   std::string value;  // escapes decoded
+  std::string spelling;  // as written, quotes included, for the formatter; may be empty
   StringLiteralExpr() : Expr(ExprKind::StringLiteral) {}
   static bool classof(const Expr* e) { return e->kind == ExprKind::StringLiteral; }
 };

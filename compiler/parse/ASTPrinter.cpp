@@ -236,13 +236,19 @@ class Printer {
       endLine();
       first = false;
     }
+    const Item* previous = nullptr;
     for (const Item* item : m.items) {
       if (!item) continue;
-      topLine(item->span.begin, !first);
+      // One blank line around every item that spans lines; a run of
+      // one-line items (constants, aliases) keeps the source's spacing.
+      bool separate = !first && (!previous || !isOneLine(*previous) || !isOneLine(*item) ||
+                                 blankBefore(item->span.begin));
+      topLine(item->span.begin, separate);
       itemBody(*item);
       trailing(item->span.end);
       endLine();
       first = false;
+      previous = item;
     }
     flushComments(kNone);
   }
@@ -256,6 +262,24 @@ class Printer {
     if (!module_ || firstBegin == kNone) return false;
     return std::binary_search(module_->multilineLists.begin(), module_->multilineLists.end(),
                               firstBegin);
+  }
+
+  bool isOneLine(const Item& item) const {
+    switch (item.kind) {
+      case ItemKind::Const:
+      case ItemKind::TypeAlias:
+        return true;
+      case ItemKind::Enum: {
+        auto& e = static_cast<const EnumItem&>(item);
+        return e.variants.empty() || !multiline(e.variants.front().span.begin);
+      }
+      case ItemKind::Struct:
+      case ItemKind::Function:
+      case ItemKind::Block:
+      case ItemKind::Member:
+        return false;
+    }
+    return false;
   }
 
   bool onLaterLine(uint32_t first, uint32_t second) const {
@@ -314,13 +338,17 @@ class Printer {
     startLine(printed ? blankBefore(begin) : blankRequired);
   }
 
+  // After a node's last token: comments left inside the node (a one-line
+  // print has no place for them) and the comment that followed it on its
+  // line go to the end of the line.
   void trailing(uint32_t end) {
-    if (!module_ || nextComment_ >= module_->comments.size()) return;
-    const Comment& c = module_->comments[nextComment_];
-    if (c.trailing && c.attachEnd == end) {
-      out_ += " " + c.text;
-      ++nextComment_;
-    }
+    if (!module_) return;
+    const std::vector<Comment>& comments = module_->comments;
+    while (nextComment_ < comments.size() && comments[nextComment_].span.begin < end)
+      out_ += " " + comments[nextComment_++].text;
+    if (nextComment_ < comments.size() && comments[nextComment_].trailing &&
+        comments[nextComment_].attachEnd == end)
+      out_ += " " + comments[nextComment_++].text;
   }
 
   // A line-level node inside a block: comments, then its line.
@@ -459,7 +487,7 @@ class Printer {
         whereClause(fn.where);
         body(fn.body, fn.bodySpan.end);
         if (fn.grad) {
-          out_ += " grad(" + fn.grad->result.name + ", " + fn.grad->gradient.name + ")";
+          out_ += " grad(" + fn.grad->result.name + ", " + fn.grad->gradient.name + ") ";
           body(fn.grad->body, fn.grad->span.end);
         }
         return;
@@ -744,9 +772,11 @@ class Printer {
         out_ += literal->spelling.empty() ? floatSpelling(literal->value) : literal->spelling;
         return;
       }
-      case ExprKind::StringLiteral:
-        out_ += escapeString(static_cast<const StringLiteralExpr*>(e)->value);
+      case ExprKind::StringLiteral: {
+        auto* literal = static_cast<const StringLiteralExpr*>(e);
+        out_ += literal->spelling.empty() ? escapeString(literal->value) : literal->spelling;
         return;
+      }
       case ExprKind::BoolLiteral:
         out_ += static_cast<const BoolLiteralExpr*>(e)->value ? "true" : "false";
         return;

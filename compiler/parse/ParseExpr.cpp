@@ -461,6 +461,7 @@ ast::Expr* Parser::parseLiteral() {
     case TokenKind::StringLiteral: {
       auto* literal = make<ast::StringLiteralExpr>();
       literal->value = decodeStringLiteral(text);
+      literal->spelling = std::string(text);
       literal->span = token.span;
       return literal;
     }

@@ -99,6 +99,7 @@ void Parser::parseModuleHeader(ast::SourceModule& module) {
 }
 
 ast::UseDecl* Parser::parseUse() {
+  quiet_ = false;
   const Token& keyword = advance();
   auto* use = make<ast::UseDecl>();
   const Token& root = tok();
@@ -194,6 +195,7 @@ void Parser::parseItemsUntil(std::vector<ast::Item*>& out, bool inBlock, const T
 }
 
 ast::Item* Parser::parseItem(bool inBlock) {
+  quiet_ = false;
   size_t startIndex = pos_;
   const Token& first = tok();
   bool isPub = consume(TokenKind::KwPub);

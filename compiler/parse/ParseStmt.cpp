@@ -47,6 +47,7 @@ bool Parser::parseBody(std::vector<ast::Stmt*>& out, Span* bodySpan) {
 }
 
 ast::Stmt* Parser::parseStatement() {
+  quiet_ = false;
   const Token& first = tok();
   ast::Stmt* stmt = nullptr;
   switch (first.kind) {

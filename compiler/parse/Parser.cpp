@@ -153,7 +153,7 @@ std::optional<DiagnosticBuilder> Parser::expected(std::string_view what, Span op
   const Token& found = tok();
   // The lexer already reported an invalid token; one error per token keeps
   // a single mistake from producing a cascade.
-  if (speculating_ > 0 || found.kind == TokenKind::Error || pos_ == lastErrorPos_ ||
+  if (speculating_ > 0 || quiet_ || found.kind == TokenKind::Error || pos_ == lastErrorPos_ ||
       (found.kind == TokenKind::EndOfFile && buffer_.endsInsideLiteral))
     return std::nullopt;
   lastErrorPos_ = pos_;
@@ -186,6 +186,7 @@ void Parser::recordMultiline(uint32_t firstElement) {
 void Parser::tooDeep() {
   ++failures_;
   ++depthFailures_;
+  if (speculating_ == 0) quiet_ = true;
   if (speculating_ == 0 && !reportedTooDeep_) {
     reportedTooDeep_ = true;
     lastErrorPos_ = pos_;

@@ -195,6 +195,9 @@ class Parser {
   // Times the limit was hit, speculating or not: a speculative parse that
   // failed for depth must report it rather than try the other reading.
   uint64_t depthFailures_ = 0;
+  // After "nesting is too deep" the enclosing statement or item is lost;
+  // nothing more is reported until the next one starts.
+  bool quiet_ = false;
   size_t lastErrorPos_ = size_t(-1);
   // Every failure, reported or not; a memoized result is reusable only when
   // no failure happened while it was parsed.

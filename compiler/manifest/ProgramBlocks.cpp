@@ -1,7 +1,7 @@
 // ProgramBlocks: block discovery through `sub` members.
-#include "compiler/inspect/ProgramBlocks.h"
+#include "compiler/manifest/ProgramBlocks.h"
 
-namespace linnet::inspect {
+namespace linnet::manifest {
 
 std::string BlockRef::qualifiedName() const {
   return module->name + "::" + block->name.name;
@@ -56,4 +56,4 @@ bool hasEntries(const ast::BlockItem& block) {
   return false;
 }
 
-}  // namespace linnet::inspect
+}  // namespace linnet::manifest

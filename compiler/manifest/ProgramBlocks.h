@@ -9,7 +9,7 @@
 #include "compiler/modules/Program.h"
 #include "compiler/parse/AST.h"
 
-namespace linnet::inspect {
+namespace linnet::manifest {
 
 struct BlockRef {
   const Module* module = nullptr;
@@ -26,4 +26,4 @@ std::vector<BlockRef> reachableBlocks(const std::vector<const Module*>& modules)
 
 bool hasEntries(const ast::BlockItem& block);
 
-}  // namespace linnet::inspect
+}  // namespace linnet::manifest

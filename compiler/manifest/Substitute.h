@@ -11,7 +11,7 @@
 
 #include "compiler/parse/AST.h"
 
-namespace linnet::inspect {
+namespace linnet::manifest {
 
 using Substitution = std::map<std::string, ast::GenericArg>;
 
@@ -28,4 +28,4 @@ Substitution bindArguments(const std::vector<ast::GenericParam>& generics,
                            const std::vector<ast::GenericArg>& args, const Substitution& outer,
                            ast::Arena& arena);
 
-}  // namespace linnet::inspect
+}  // namespace linnet::manifest

@@ -1,7 +1,7 @@
 // Substitute: generic substitution by copying (see Substitute.h).
-#include "compiler/inspect/Substitute.h"
+#include "compiler/manifest/Substitute.h"
 
-namespace linnet::inspect {
+namespace linnet::manifest {
 
 namespace {
 
@@ -143,4 +143,4 @@ Substitution bindArguments(const std::vector<ast::GenericParam>& generics,
   return result;
 }
 
-}  // namespace linnet::inspect
+}  // namespace linnet::manifest
