@@ -78,6 +78,7 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         inspect::PageOptions page;
         page.binds = options.binds;
         page.checkpoint = options.checkpoint;
+        page.memory = options.memory;
         if (!inspect::printModelPage(*program, page, std::cout, diagnostics))
           return finish(common, sources, diagnostics, false, false);
       }

@@ -31,6 +31,7 @@ struct InspectOptions {
   bool json = false;
   std::vector<std::string> binds;  // NAME=VALUE
   std::string checkpoint;
+  bool memory = false;
 };
 
 int runCheck(const CommonOptions& common, const CheckOptions& options);

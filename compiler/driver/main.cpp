@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   inspectCmd->add_flag("--json", inspect.json, "JSON output (with --parameters)");
   inspectCmd->add_option("--bind", inspect.binds, "Bind a root generic: NAME=VALUE (repeatable)");
   inspectCmd->add_option("--checkpoint", inspect.checkpoint, "A Hugging Face checkpoint directory");
+  inspectCmd->add_flag("--memory", inspect.memory, "Weights and state sizes (with --checkpoint)");
   inspectCmd->add_option("--std", stdDir, "Standard library directory");
 
   std::vector<const char*> cargs;

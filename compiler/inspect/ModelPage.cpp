@@ -2,9 +2,12 @@
 #include "compiler/inspect/ModelPage.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ostream>
 
-#include "compiler/inspect/Bindings.h"
+#include "compiler/bind/CheckpointBinder.h"
+#include "compiler/bind/GenericValues.h"
+#include "compiler/manifest/ParameterManifest.h"
 #include "compiler/manifest/ProgramBlocks.h"
 #include "compiler/parse/ASTPrinter.h"
 
@@ -20,6 +23,42 @@ std::string entrySignature(const ast::FunctionItem& entry) {
   for (std::string_view prefix : {"pub ", "entry "})
     if (signature.starts_with(prefix)) signature.erase(0, prefix.size());
   return signature;
+}
+
+// "7642159104 (7288.1 MiB)"
+std::string bytesText(uint64_t bytes) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%llu (%.1f MiB)", static_cast<unsigned long long>(bytes),
+                static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buffer;
+}
+
+// The first path segment names the root's member a tensor belongs to.
+std::string memberOf(const std::string& path) {
+  size_t dot = path.find('.');
+  return dot == std::string::npos ? path : path.substr(0, dot);
+}
+
+// Weights and state per top-level member of the root block, in manifest order.
+void printMemory(const bind::BoundModel& bound, std::ostream& out) {
+  struct Row { std::string member; uint64_t weights = 0; uint64_t state = 0; };
+  std::vector<Row> rows;
+  auto row = [&](const std::string& member) -> Row& {
+    for (Row& r : rows)
+      if (r.member == member) return r;
+    rows.push_back({member});
+    return rows.back();
+  };
+  for (const bind::BoundTensor& tensor : bound.tensors) {
+    Row& r = row(memberOf(tensor.path));
+    if (!tensor.tensor) continue;
+    r.weights += static_cast<uint64_t>(tensor.tensor->elementCount) * bind::scalarSize(tensor.dtype);
+  }
+  for (const bind::BoundState& state : bound.state) row(memberOf(state.path)).state += state.bytes;
+  out << "\nMemory\n\nWeights as the runtime holds them and state at the bound generics, in bytes.\n\n";
+  out << "Member\tWeights\tState\n";
+  for (const Row& r : rows) out << r.member << "\t" << bytesText(r.weights) << "\t" << bytesText(r.state) << "\n";
+  out << "total\t" << bytesText(bound.weightBytes) << "\t" << bytesText(bound.stateBytes) << "\n";
 }
 
 void printBlock(const BlockRef& ref, std::ostream& out) {
@@ -61,15 +100,35 @@ bool printModelPage(const Program& program, const PageOptions& options, std::ost
     diagnostics.emit(DiagnosticKind::NoRootBlock, Span{}, packageName);
     return false;
   }
-  if (!options.checkpoint.empty()) {
-    diagnostics.emit(DiagnosticKind::CheckpointNotSupported, Span{}, options.checkpoint);
-    return false;
-  }
-
-  std::optional<GenericBindings> bindings;
-  if (!options.binds.empty()) {
-    bindings = bindGenerics(*root.block, root.qualifiedName(), options.binds, diagnostics);
+  std::optional<bind::GenericBindings> bindings;
+  std::optional<bind::BoundModel> bound;
+  if (!options.binds.empty() || !options.checkpoint.empty()) {
+    bindings = bind::parseBindOverrides(*root.block, root.qualifiedName(), options.binds, diagnostics);
     if (!bindings) return false;
+  }
+  if (!options.checkpoint.empty()) {
+    rt::Expected<rt::Checkpoint> checkpoint = rt::Checkpoint::open(options.checkpoint);
+    if (!checkpoint.ok()) {
+      diagnostics.emit(DiagnosticKind::CheckpointUnreadable, Span{}, checkpoint.message());
+      return false;
+    }
+    ast::Arena arena;
+    manifest::BlockManifest blockManifest = manifest::buildManifest(root, arena);
+    const Package* package = program.rootPackage();
+    bind::BindInputs inputs;
+    inputs.manifest = &blockManifest;
+    inputs.packageDir = package ? package->rootDir : std::string();
+    inputs.checkpoint = &*checkpoint;
+    inputs.overrides = *bindings;
+    bound = bind::bindCheckpoint(inputs, diagnostics);
+    if (!bound) return false;
+    bindings = bound->generics;
+  } else if (bindings) {
+    if (!bind::checkWhereClauses(*root.block, root.qualifiedName(), *bindings, diagnostics)) return false;
+  }
+  if (options.memory && !bound) {
+    diagnostics.emit(DiagnosticKind::MemoryNeedsCheckpoint, Span{});
+    return false;
   }
 
   out << "Entries\n\nEntry\tSignature\n";
@@ -90,6 +149,7 @@ bool printModelPage(const Program& program, const PageOptions& options, std::ost
       out << generic.name.name << "\t" << value << "\n";
     }
   }
+  if (options.memory) printMemory(*bound, out);
 
   out << "\nBlocks\n\nEvery block of the program with its members and functions, as linnet "
          "inspect prints them.\n";

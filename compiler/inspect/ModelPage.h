@@ -2,6 +2,7 @@
 //   Entries   the root block's entries and their signatures (a tab-separated table)
 //   Generics  the root block's generics with bound values (only when bound,
 //             through --bind now and a checkpoint later)
+//   Memory    with --memory: weights and state bytes per top-level member
 //   Blocks    every block of the program (the package's own and those its
 //             `sub` members reach), sorted by name, with members and functions
 // Everything is printed from the parsed sources; nothing is stored.
@@ -18,7 +19,8 @@ namespace linnet::inspect {
 
 struct PageOptions {
   std::vector<std::string> binds;  // NAME=VALUE
-  std::string checkpoint;
+  std::string checkpoint;          // a Hugging Face checkpoint directory to bind
+  bool memory = false;             // add the Memory section (needs a checkpoint)
 };
 
 // Returns false (with diagnostics) when the page cannot be made, e.g. no root

@@ -1,11 +1,11 @@
-// Bindings: command-line generic values and `where` checks on them.
-#include "compiler/inspect/Bindings.h"
+// GenericValues: generic values, their checks, and dimension evaluation.
+#include "compiler/bind/GenericValues.h"
 
 #include <charconv>
 
 #include "compiler/parse/ASTPrinter.h"
 
-namespace linnet::inspect {
+namespace linnet::bind {
 
 std::string BoundValue::text() const {
   if (dim) return std::to_string(*dim);
@@ -21,7 +21,8 @@ bool isFloat(ast::ScalarType t) {
 }
 bool isInteger(ast::ScalarType t) { return !isFloat(t) && t != ast::ScalarType::Bool; }
 
-// Why `type` does not satisfy `kind`, or empty when it does.
+}  // namespace
+
 std::string dtypeViolation(ast::GenericKind kind, ast::ScalarType type) {
   switch (kind) {
     case ast::GenericKind::DType: return "";
@@ -33,6 +34,8 @@ std::string dtypeViolation(ast::GenericKind kind, ast::ScalarType type) {
   }
   return "";
 }
+
+namespace {
 
 std::optional<int64_t> checkedOp(ast::BinaryOp op, int64_t a, int64_t b) {
   int64_t r = 0;
@@ -118,9 +121,10 @@ std::optional<int64_t> evaluateDim(const ast::Expr* expr, const GenericBindings&
   return std::nullopt;
 }
 
-std::optional<GenericBindings> bindGenerics(const ast::BlockItem& block, std::string_view blockName,
-                                            const std::vector<std::string>& binds,
-                                            DiagnosticEmitter& diagnostics) {
+std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
+                                                  std::string_view blockName,
+                                                  const std::vector<std::string>& binds,
+                                                  DiagnosticEmitter& diagnostics) {
   GenericBindings bindings;
   bool ok = true;
   for (const std::string& bind : binds) {
@@ -177,7 +181,12 @@ std::optional<GenericBindings> bindGenerics(const ast::BlockItem& block, std::st
     bindings[name] = bound;
   }
   if (!ok) return std::nullopt;
+  return bindings;
+}
 
+bool checkWhereClauses(const ast::BlockItem& block, std::string_view blockName,
+                       const GenericBindings& bindings, DiagnosticEmitter& diagnostics) {
+  bool ok = true;
   for (const ast::Constraint& constraint : block.where) {
     auto lhs = evaluateDim(constraint.lhs, bindings);
     auto rhs = evaluateDim(constraint.rhs, bindings);
@@ -193,8 +202,7 @@ std::optional<GenericBindings> bindGenerics(const ast::BlockItem& block, std::st
               " " + std::to_string(*rhs) + " is false");
     ok = false;
   }
-  if (!ok) return std::nullopt;
-  return bindings;
+  return ok;
 }
 
-}  // namespace linnet::inspect
+}  // namespace linnet::bind

@@ -1,0 +1,43 @@
+// BindingFiles: the two declarative files of a model package that tie it to
+// checkpoints. Neither may contain expressions or transformations (spec 10.3).
+//   bindings.json  {"<parameter path>": "<tensor name>", ...}; array indices
+//                  are `{name}` placeholders, used by position in the path and
+//                  by name in the tensor name: "layers.{i}.norm.weight":
+//                  "model.layers.{i}.input_layernorm.weight".
+//   generics.json  {"config": {"<generic>": "<config.json key>"},
+//                   "defaults": {"<generic>": <integer or dtype name>}}
+// Both are optional; a malformed one is an error naming the file.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/diagnostics/DiagnosticEmitter.h"
+
+namespace linnet::bind {
+
+struct PathTemplate {
+  std::string key;                   // as written
+  std::string normalized;            // placeholders as `{}`: "layers.{}.norm.weight"
+  std::vector<std::string> indexNames;  // placeholder names in order ("i")
+  std::string tensorTemplate;        // "model.layers.{i}.input_layernorm.weight"
+};
+
+struct BindingFiles {
+  std::map<std::string, PathTemplate> paths;        // by normalized key
+  std::map<std::string, std::string> configKeys;     // generic -> config.json key
+  std::map<std::string, std::string> defaults;       // generic -> value text
+};
+
+std::optional<BindingFiles> readBindingFiles(const std::string& packageDir,
+                                             DiagnosticEmitter& diagnostics);
+
+// `layers[*].norm.weight` -> `layers.{}.norm.weight`
+std::string normalizeManifestPath(const std::string& manifestPath);
+
+// The tensor name for concrete indices (by position of the key's placeholders).
+std::string instantiateTensorName(const PathTemplate& path, const std::vector<int64_t>& indices);
+
+}  // namespace linnet::bind

@@ -1,0 +1,557 @@
+// CheckpointBinder: see CheckpointBinder.h for the steps.
+#include "compiler/bind/CheckpointBinder.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+
+#include "compiler/bind/BindingFiles.h"
+#include "compiler/parse/ASTPrinter.h"
+#include "runtime/support/DType.h"
+
+namespace linnet::bind {
+
+uint64_t scalarSize(ast::ScalarType type) {
+  using ast::ScalarType;
+  switch (type) {
+    case ScalarType::Bool: case ScalarType::I8: case ScalarType::U8: return 1;
+    case ScalarType::I16: case ScalarType::U16: case ScalarType::F16: case ScalarType::BF16: return 2;
+    case ScalarType::I32: case ScalarType::U32: case ScalarType::F32: return 4;
+    case ScalarType::I64: case ScalarType::U64: case ScalarType::F64: return 8;
+  }
+  return 1;
+}
+
+namespace {
+
+// Arrays longer than this, or more concrete paths than this in all, are not a
+// model but a mistake (or a hostile --bind); refuse before enumerating them.
+constexpr int64_t kMaxArrayLength = 1 << 16;
+constexpr int64_t kMaxConcretePaths = 1 << 20;
+
+std::optional<ast::ScalarType> scalarOf(rt::DType dtype) {
+  return ast::scalarTypeFromName(rt::dtypeName(dtype));
+}
+
+// `layers[*].a[*].w` with {3, 1} -> `layers.3.a.1.w`
+std::string concretePath(const std::string& manifestPath, const std::vector<int64_t>& indices) {
+  std::string out;
+  size_t next = 0;
+  for (size_t i = 0; i < manifestPath.size(); ++i) {
+    if (manifestPath.compare(i, 3, "[*]") == 0 && next < indices.size()) {
+      out += "." + std::to_string(indices[next++]);
+      i += 2;
+    } else {
+      out.push_back(manifestPath[i]);
+    }
+  }
+  return out;
+}
+
+// The dtype generic a tensor type names (`T` in `Tensor[..; T]`), if any.
+std::string dtypeGenericName(const ast::TypeNode* type) {
+  auto* tensor = ast::as<ast::TensorTypeNode>(type);
+  auto* named = tensor ? ast::as<ast::NamedTypeNode>(tensor->dtype) : nullptr;
+  if (!named || named->path.size() != 1) return "";
+  return named->path.front().name;
+}
+
+std::optional<ast::ScalarType> evaluateDType(const ast::TypeNode* type, const GenericBindings& bindings) {
+  auto* tensor = ast::as<ast::TensorTypeNode>(type);
+  const ast::TypeNode* dtype = tensor ? tensor->dtype : type;
+  if (auto* scalar = ast::as<ast::ScalarTypeNode>(dtype)) return scalar->scalar;
+  if (auto* named = ast::as<ast::NamedTypeNode>(dtype); named && named->path.size() == 1) {
+    auto it = bindings.find(named->path.front().name);
+    if (it != bindings.end() && it->second.dtype) return it->second.dtype;
+  }
+  return std::nullopt;
+}
+
+// value = a * var + b, with at most one unbound generic.
+struct Linear {
+  std::string var;
+  int64_t a = 0;
+  int64_t b = 0;
+};
+
+std::optional<Linear> linearize(const ast::Expr* expr, const GenericBindings& bindings) {
+  if (auto value = evaluateDim(expr, bindings)) return Linear{"", 0, *value};
+  if (auto* name = ast::as<ast::NameExpr>(expr)) return Linear{name->name.name, 1, 0};
+  if (auto* paren = ast::as<ast::ParenExpr>(expr)) return linearize(paren->inner, bindings);
+  auto* binary = ast::as<ast::BinaryExpr>(expr);
+  if (!binary) return std::nullopt;
+  auto lhs = linearize(binary->lhs, bindings);
+  auto rhs = linearize(binary->rhs, bindings);
+  if (!lhs || !rhs) return std::nullopt;
+  Linear out;
+  switch (binary->op) {
+    case ast::BinaryOp::Add:
+    case ast::BinaryOp::Sub: {
+      if (!lhs->var.empty() && !rhs->var.empty() && lhs->var != rhs->var) return std::nullopt;
+      out.var = lhs->var.empty() ? rhs->var : lhs->var;
+      int64_t sign = binary->op == ast::BinaryOp::Add ? 1 : -1;
+      int64_t ra = 0, rb = 0;
+      if (__builtin_mul_overflow(rhs->a, sign, &ra) || __builtin_mul_overflow(rhs->b, sign, &rb) ||
+          __builtin_add_overflow(lhs->a, ra, &out.a) || __builtin_add_overflow(lhs->b, rb, &out.b))
+        return std::nullopt;
+      return out;
+    }
+    case ast::BinaryOp::Mul: {
+      const Linear* constant = lhs->var.empty() ? &*lhs : rhs->var.empty() ? &*rhs : nullptr;
+      if (!constant) return std::nullopt;
+      const Linear* other = constant == &*lhs ? &*rhs : &*lhs;
+      out.var = other->var;
+      if (__builtin_mul_overflow(other->a, constant->b, &out.a) ||
+          __builtin_mul_overflow(other->b, constant->b, &out.b))
+        return std::nullopt;
+      return out;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string describeShape(const std::vector<int64_t>& shape, std::string_view dtype) {
+  std::string out = "Tensor[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.empty() ? "" : "") + "; " + std::string(dtype) + "]";
+}
+
+std::string fileOf(const rt::Checkpoint& checkpoint, const rt::TensorView* view) {
+  for (const rt::SafeTensorsFile& file : checkpoint.files())
+    for (const rt::TensorView& candidate : file.tensors())
+      if (&candidate == view) return file.sourceName();
+  return checkpoint.directory().string();
+}
+
+class Binder {
+ public:
+  Binder(const BindInputs& inputs, DiagnosticEmitter& diagnostics)
+      : inputs_(inputs), manifest_(*inputs.manifest), checkpoint_(*inputs.checkpoint),
+        block_(*manifest_.block.block), blockName_(manifest_.block.qualifiedName()),
+        diagnostics_(diagnostics) {}
+
+  std::optional<BoundModel> run();
+
+ private:
+  bool resolveTemplates();
+  std::string tensorNameFor(size_t entry, const std::vector<int64_t>& indices) const;
+  void solveArrayLengths();
+  void solveDimensions();
+  void solveDTypes();
+  void applyConfigAndDefaults();
+  bool checkAllSolved();
+  bool enumerate(size_t entry, std::vector<std::vector<int64_t>>& out);
+  void bindTensors(BoundModel& model);
+  void sizeState(BoundModel& model);
+
+  void bindGeneric(const std::string& name, BoundValue value, std::string source) {
+    model_.generics[name] = value;
+    sources_[name] = std::move(source);
+  }
+  bool isBound(const std::string& name) const { return model_.generics.count(name) != 0; }
+  const ast::GenericParam* generic(const std::string& name) const {
+    for (const ast::GenericParam& g : block_.generics)
+      if (g.name.name == name) return &g;
+    return nullptr;
+  }
+
+  const BindInputs& inputs_;
+  const manifest::BlockManifest& manifest_;
+  const rt::Checkpoint& checkpoint_;
+  const ast::BlockItem& block_;
+  std::string blockName_;
+  DiagnosticEmitter& diagnostics_;
+  BindingFiles files_;
+  std::vector<const PathTemplate*> templates_;  // per manifest entry; null: the path itself
+  BoundModel model_;
+  std::map<std::string, std::string> sources_;  // generic -> where its value came from
+  bool ok_ = true;
+};
+
+bool Binder::resolveTemplates() {
+  std::optional<BindingFiles> files = readBindingFiles(inputs_.packageDir, diagnostics_);
+  if (!files) return false;
+  files_ = std::move(*files);
+  std::set<std::string> used;
+  for (const manifest::ManifestEntry& entry : manifest_.entries) {
+    auto it = files_.paths.find(normalizeManifestPath(entry.path));
+    templates_.push_back(it == files_.paths.end() ? nullptr : &it->second);
+    if (it != files_.paths.end()) used.insert(it->first);
+  }
+  bool ok = true;
+  for (const auto& [normalized, path] : files_.paths) {
+    if (used.count(normalized)) continue;
+    diagnostics_.emit(DiagnosticKind::BindingUnknownPath, Span{}, "bindings.json", path.key, blockName_)
+        .help("parameter paths are listed by `linnet inspect --parameters`");
+    ok = false;
+  }
+  return ok;
+}
+
+std::string Binder::tensorNameFor(size_t entry, const std::vector<int64_t>& indices) const {
+  if (const PathTemplate* path = templates_[entry]) return instantiateTensorName(*path, indices);
+  return concretePath(manifest_.entries[entry].path, indices);
+}
+
+// An array whose length is a lone unbound generic gets the number of
+// consecutive indices, from 0, at which the checkpoint holds any tensor of it.
+void Binder::solveArrayLengths() {
+  for (size_t i = 0; i < manifest_.entries.size(); ++i) {
+    const manifest::ManifestEntry& entry = manifest_.entries[i];
+    if (entry.kind == ast::MemberKind::State || entry.repeat.empty()) continue;
+    auto* name = ast::as<ast::NameExpr>(entry.repeat.front());
+    if (!name || isBound(name->name.name) || !generic(name->name.name)) continue;
+    // Count over every non-state entry of the same array (same first level).
+    std::string arrayPrefix = entry.path.substr(0, entry.path.find("[*]"));
+    int64_t count = 0;
+    while (count < kMaxArrayLength) {
+      bool any = false;
+      for (size_t j = 0; j < manifest_.entries.size() && !any; ++j) {
+        const manifest::ManifestEntry& other = manifest_.entries[j];
+        if (other.kind == ast::MemberKind::State || other.repeat.empty()) continue;
+        if (other.path.substr(0, other.path.find("[*]")) != arrayPrefix) continue;
+        std::vector<int64_t> indices(other.repeat.size(), 0);
+        indices[0] = count;
+        any = checkpoint_.find(tensorNameFor(j, indices)) != nullptr;
+      }
+      if (!any) break;
+      ++count;
+    }
+    bindGeneric(name->name.name, BoundValue{count, std::nullopt},
+                "the number of `" + arrayPrefix + "` elements in the checkpoint");
+  }
+}
+
+// Repeatedly: a dimension written with one unbound generic, linearly, is
+// solved from the bound tensor's extent.
+void Binder::solveDimensions() {
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (size_t i = 0; i < manifest_.entries.size(); ++i) {
+      const manifest::ManifestEntry& entry = manifest_.entries[i];
+      auto* tensorType = ast::as<ast::TensorTypeNode>(entry.type);
+      if (entry.kind == ast::MemberKind::State || !tensorType) continue;
+      std::vector<int64_t> first(entry.repeat.size(), 0);
+      std::string tensorName = tensorNameFor(i, first);
+      const rt::TensorView* tensor = checkpoint_.find(tensorName);
+      if (!tensor || tensor->shape.size() != tensorType->shape.size()) continue;
+      for (size_t d = 0; d < tensorType->shape.size(); ++d) {
+        const ast::ShapeElement& element = tensorType->shape[d];
+        if (element.isPack()) continue;
+        std::optional<Linear> linear = linearize(element.dim, model_.generics);
+        if (!linear || linear->var.empty() || linear->a == 0 || !generic(linear->var)) continue;
+        if (generic(linear->var)->constraint != ast::GenericKind::Dim) continue;
+        int64_t extent = tensor->shape[d];
+        int64_t numerator = 0;
+        if (__builtin_sub_overflow(extent, linear->b, &numerator)) continue;
+        if (numerator % linear->a != 0 || numerator / linear->a < 0) continue;  // reported by the shape check
+        bindGeneric(linear->var, BoundValue{numerator / linear->a, std::nullopt},
+                    "dimension " + std::to_string(d) + " of `" + tensorName + "`");
+        progress = true;
+      }
+    }
+  }
+}
+
+// A dtype generic takes the dtype of the first bound tensor declared with it.
+void Binder::solveDTypes() {
+  for (size_t i = 0; i < manifest_.entries.size(); ++i) {
+    const manifest::ManifestEntry& entry = manifest_.entries[i];
+    std::string name = dtypeGenericName(entry.type);
+    if (entry.kind == ast::MemberKind::State || name.empty() || isBound(name) || !generic(name)) continue;
+    std::vector<int64_t> first(entry.repeat.size(), 0);
+    std::string tensorName = tensorNameFor(i, first);
+    const rt::TensorView* tensor = checkpoint_.find(tensorName);
+    if (!tensor) continue;
+    std::optional<ast::ScalarType> dtype = scalarOf(tensor->dtype);
+    if (!dtype) continue;
+    bindGeneric(name, BoundValue{std::nullopt, dtype}, "the dtype of `" + tensorName + "`");
+  }
+}
+
+// config.json values (checked against what the tensors said), then defaults
+// from generics.json, then the generics' declared defaults.
+void Binder::applyConfigAndDefaults() {
+  const nlohmann::json& config = checkpoint_.config();
+  auto parse = [&](const ast::GenericParam& g, const std::string& text) -> std::optional<BoundValue> {
+    if (g.constraint == ast::GenericKind::Dim) {
+      int64_t number = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+      if (ec != std::errc() || end != text.data() + text.size() || number < 0) return std::nullopt;
+      return BoundValue{number, std::nullopt};
+    }
+    // Hugging Face writes torch dtype names in config.json.
+    static const std::map<std::string, std::string> torchNames = {
+        {"bfloat16", "bf16"}, {"float16", "f16"}, {"float32", "f32"}, {"float64", "f64"},
+        {"float", "f32"}, {"half", "f16"}};
+    auto torch = torchNames.find(text);
+    auto dtype = ast::scalarTypeFromName(torch != torchNames.end() ? torch->second : text);
+    if (!dtype || !dtypeViolation(g.constraint, *dtype).empty()) return std::nullopt;
+    return BoundValue{std::nullopt, dtype};
+  };
+  for (const auto& [name, key] : files_.configKeys) {
+    const ast::GenericParam* g = generic(name);
+    if (!g) {
+      diagnostics_.emit(DiagnosticKind::BindingFileInvalid, Span{}, "generics.json",
+                        "`" + name + "` is not a generic of `" + blockName_ + "`");
+      ok_ = false;
+      continue;
+    }
+    if (!config.is_object() || !config.contains(key)) continue;
+    const nlohmann::json& raw = config[key];
+    std::string text = raw.is_string() ? raw.get<std::string>() : raw.is_number_integer() ? raw.dump() : "";
+    std::optional<BoundValue> value = parse(*g, text);
+    if (!value) {
+      diagnostics_.emit(DiagnosticKind::CheckpointUnreadable, Span{},
+                        "config.json `" + key + "` is `" + raw.dump() + "`, which is not a value for `" +
+                            name + ": " + std::string(ast::genericKindName(g->constraint)) + "`");
+      ok_ = false;
+      continue;
+    }
+    if (!isBound(name)) {
+      bindGeneric(name, *value, "config.json `" + key + "`");
+      continue;
+    }
+    const BoundValue& have = model_.generics[name];
+    if (sources_[name] == "--bind" || have.text() == value->text()) continue;
+    diagnostics_.emit(DiagnosticKind::GenericConflict, Span{}, name, blockName_, have.text(),
+                      sources_[name], value->text(), "config.json `" + key + "`");
+    ok_ = false;
+  }
+  for (const auto& [name, text] : files_.defaults) {
+    const ast::GenericParam* g = generic(name);
+    if (!g) {
+      diagnostics_.emit(DiagnosticKind::BindingFileInvalid, Span{}, "generics.json",
+                        "`" + name + "` is not a generic of `" + blockName_ + "`");
+      ok_ = false;
+      continue;
+    }
+    if (isBound(name)) continue;
+    std::optional<BoundValue> value = parse(*g, text);
+    if (!value) {
+      diagnostics_.emit(DiagnosticKind::BindingFileInvalid, Span{}, "generics.json",
+                        "`" + text + "` is not a value for `" + name + "`");
+      ok_ = false;
+      continue;
+    }
+    bindGeneric(name, *value, "the default in generics.json");
+  }
+  for (const ast::GenericParam& g : block_.generics) {
+    if (isBound(g.name.name) || !g.defaultValue) continue;
+    if (auto* scalar = ast::as<ast::ScalarTypeNode>(g.defaultValue->type))
+      bindGeneric(g.name.name, BoundValue{std::nullopt, scalar->scalar}, "its declared default");
+    else if (auto value = evaluateDim(g.defaultValue->expr, model_.generics))
+      bindGeneric(g.name.name, BoundValue{value, std::nullopt}, "its declared default");
+  }
+}
+
+bool Binder::checkAllSolved() {
+  bool ok = true;
+  for (const ast::GenericParam& g : block_.generics) {
+    if (isBound(g.name.name)) {
+      const BoundValue& value = model_.generics[g.name.name];
+      if (value.dtype && sources_[g.name.name] != "--bind") {
+        std::string why = dtypeViolation(g.constraint, *value.dtype);
+        if (!why.empty()) {
+          diagnostics_.emit(DiagnosticKind::InvalidBindingValue, Span{}, g.name.name,
+                            ast::genericKindName(g.constraint), value.text(),
+                            why + " (from " + sources_[g.name.name] + ")");
+          ok = false;
+        }
+      }
+      continue;
+    }
+    auto emitted = diagnostics_.emit(DiagnosticKind::GenericUnsolved, g.name.span, g.name.name, blockName_);
+    emitted.label("declared here");
+    emitted.help("bind it with `--bind " + g.name.name + "=VALUE`, or map it to a config.json key in the "
+                 "package's generics.json");
+    ok = false;
+  }
+  return ok;
+}
+
+// Every concrete index tuple of `entry`'s arrays.
+bool Binder::enumerate(size_t entry, std::vector<std::vector<int64_t>>& out) {
+  const manifest::ManifestEntry& e = manifest_.entries[entry];
+  std::vector<int64_t> lengths;
+  int64_t total = 1;
+  for (const ast::Expr* length : e.repeat) {
+    std::optional<int64_t> value = evaluateDim(length, model_.generics);
+    if (!value || *value < 0 || *value > kMaxArrayLength) {
+      diagnostics_.emit(DiagnosticKind::InvalidBindingValue, Span{}, ast::printExpr(length), "Dim",
+                        value ? std::to_string(*value) : "?",
+                        "an array length must be between 0 and " + std::to_string(kMaxArrayLength));
+      return false;
+    }
+    lengths.push_back(*value);
+    total *= *value;
+    if (total > kMaxConcretePaths) {
+      diagnostics_.emit(DiagnosticKind::InvalidBindingValue, Span{}, ast::printExpr(length), "Dim",
+                        std::to_string(*value),
+                        "`" + e.path + "` would have more than " + std::to_string(kMaxConcretePaths) +
+                            " elements");
+      return false;
+    }
+  }
+  std::vector<int64_t> indices(lengths.size(), 0);
+  if (total == 0) return true;
+  while (true) {
+    out.push_back(indices);
+    size_t level = lengths.size();
+    while (level > 0) {
+      --level;
+      if (++indices[level] < lengths[level]) break;
+      indices[level] = 0;
+      if (level == 0) return true;
+    }
+    if (lengths.empty()) return true;
+  }
+}
+
+void Binder::bindTensors(BoundModel& model) {
+  std::set<const rt::TensorView*> used;
+  for (size_t i = 0; i < manifest_.entries.size(); ++i) {
+    const manifest::ManifestEntry& entry = manifest_.entries[i];
+    if (entry.kind == ast::MemberKind::State) continue;
+    auto* tensorType = ast::as<ast::TensorTypeNode>(entry.type);
+    std::vector<std::vector<int64_t>> all;
+    if (!tensorType || !enumerate(i, all)) {
+      ok_ = false;
+      continue;
+    }
+    std::vector<int64_t> shape;
+    bool shapeKnown = true;
+    for (const ast::ShapeElement& element : tensorType->shape) {
+      std::optional<int64_t> extent = element.isPack() ? std::nullopt : evaluateDim(element.dim, model_.generics);
+      shapeKnown = shapeKnown && extent.has_value();
+      shape.push_back(extent.value_or(-1));
+    }
+    std::optional<ast::ScalarType> dtype = evaluateDType(entry.type, model_.generics);
+    std::string declared = ast::printType(entry.type);
+    std::string expected = describeShape(shape, dtype ? ast::scalarTypeName(*dtype) : "?");
+    std::string dtypeGeneric = dtypeGenericName(entry.type);
+    bool dtypeOverridden = !dtypeGeneric.empty() && sources_[dtypeGeneric] == "--bind";
+    for (const std::vector<int64_t>& indices : all) {
+      std::string path = concretePath(entry.path, indices);
+      std::string tensorName = tensorNameFor(i, indices);
+      const rt::TensorView* tensor = checkpoint_.find(tensorName);
+      if (!tensor) {
+        if (!entry.optional) {
+          diagnostics_.emit(DiagnosticKind::MissingTensor, Span{}, path, tensorName)
+              .secondary(entry.member->name.span, "declared here")
+              .note("expected " + declared + " = " + expected);
+          ok_ = false;
+        } else {
+          model.tensors.push_back({path, tensorName, nullptr, shape, dtype.value_or(ast::ScalarType::F32), &entry});
+        }
+        continue;
+      }
+      used.insert(tensor);
+      std::string actualDType(rt::dtypeName(tensor->dtype));
+      bool good = true;
+      if (!shapeKnown || tensor->shape != shape) {
+        diagnostics_.emit(DiagnosticKind::TensorShapeMismatch, Span{}, path, declared + " = " + expected,
+                          tensorName, describeShape(tensor->shape, actualDType))
+            .secondary(entry.member->name.span, "declared here")
+            .note("`" + tensorName + "` is in " + fileOf(checkpoint_, tensor));
+        good = false;
+      }
+      std::optional<ast::ScalarType> fileDType = scalarOf(tensor->dtype);
+      bool dtypeMatches = dtype && fileDType && *dtype == *fileDType;
+      // An overridden float dtype converts at load; anything else must match.
+      bool convertible = dtypeOverridden && dtype && fileDType && rt::isFloatingPoint(tensor->dtype) &&
+                         dtypeViolation(ast::GenericKind::Float, *dtype).empty();
+      if (!dtypeMatches && !convertible) {
+        diagnostics_.emit(DiagnosticKind::TensorDTypeMismatch, Span{}, path,
+                          dtype ? std::string(ast::scalarTypeName(*dtype)) : declared, tensorName, actualDType)
+            .secondary(entry.member->name.span, "declared here")
+            .help(dtypeGeneric.empty() ? "the declared dtype must match the file"
+                                       : "`--bind " + dtypeGeneric + "=" + actualDType +
+                                             "` binds the model to the file's dtype");
+        good = false;
+      }
+      if (!good) {
+        ok_ = false;
+        continue;
+      }
+      model.tensors.push_back({path, tensorName, tensor, shape, *dtype, &entry});
+      model.weightBytes += static_cast<uint64_t>(tensor->elementCount) * scalarSize(*dtype);
+    }
+  }
+  for (const rt::TensorView* tensor : checkpoint_.tensors()) {
+    if (used.count(tensor)) continue;
+    diagnostics_.emit(DiagnosticKind::UnexpectedTensor, Span{}, tensor->name, blockName_)
+        .note("it is in " + fileOf(checkpoint_, tensor))
+        .help("map it to a parameter path in the package's bindings.json");
+    ok_ = false;
+  }
+}
+
+void Binder::sizeState(BoundModel& model) {
+  for (size_t i = 0; i < manifest_.entries.size(); ++i) {
+    const manifest::ManifestEntry& entry = manifest_.entries[i];
+    if (entry.kind != ast::MemberKind::State) continue;
+    auto* tensorType = ast::as<ast::TensorTypeNode>(entry.type);
+    std::vector<std::vector<int64_t>> all;
+    if (!tensorType || !enumerate(i, all)) {
+      ok_ = false;
+      continue;
+    }
+    std::vector<int64_t> shape;
+    uint64_t elements = 1;
+    bool overflow = false;
+    for (const ast::ShapeElement& element : tensorType->shape) {
+      std::optional<int64_t> extent = element.isPack() ? std::nullopt : evaluateDim(element.dim, model_.generics);
+      if (!extent || *extent < 0) {
+        overflow = true;
+        break;
+      }
+      shape.push_back(*extent);
+      overflow = overflow || __builtin_mul_overflow(elements, static_cast<uint64_t>(*extent), &elements);
+    }
+    std::optional<ast::ScalarType> dtype = evaluateDType(entry.type, model_.generics);
+    uint64_t bytes = 0;
+    if (overflow || !dtype || __builtin_mul_overflow(elements, scalarSize(*dtype), &bytes)) {
+      diagnostics_.emit(DiagnosticKind::StateTooLarge, Span{}, blockName_ + "." + entry.path,
+                        "more than 2^64", "2^64");
+      ok_ = false;
+      continue;
+    }
+    for (const std::vector<int64_t>& indices : all) {
+      model.state.push_back({concretePath(entry.path, indices), shape, *dtype, bytes, &entry});
+      if (__builtin_add_overflow(model.stateBytes, bytes, &model.stateBytes)) {
+        diagnostics_.emit(DiagnosticKind::StateTooLarge, Span{}, blockName_, "more than 2^64", "2^64");
+        ok_ = false;
+        return;
+      }
+    }
+  }
+}
+
+std::optional<BoundModel> Binder::run() {
+  if (!resolveTemplates()) return std::nullopt;
+  for (const auto& [name, value] : inputs_.overrides) bindGeneric(name, value, "--bind");
+  solveArrayLengths();
+  solveDimensions();
+  solveDTypes();
+  applyConfigAndDefaults();
+  if (!ok_ || !checkAllSolved()) return std::nullopt;
+  if (!checkWhereClauses(block_, blockName_, model_.generics, diagnostics_)) return std::nullopt;
+  BoundModel model;
+  model.generics = model_.generics;
+  bindTensors(model);
+  sizeState(model);
+  if (!ok_) return std::nullopt;
+  return model;
+}
+
+}  // namespace
+
+std::optional<BoundModel> bindCheckpoint(const BindInputs& inputs, DiagnosticEmitter& diagnostics) {
+  return Binder(inputs, diagnostics).run();
+}
+
+}  // namespace linnet::bind

@@ -1,0 +1,68 @@
+// CheckpointBinder: binds a Hugging Face checkpoint to a model's root block
+// (spec chapter 10). Starting from the block's parameter manifest it
+//   1. maps each parameter path to a tensor name through the package's
+//      `bindings.json` (a flat object, `{i}` placeholders for array indices;
+//      a path with no entry is looked up under its own name),
+//   2. solves the root generics: `--bind` overrides first, then array lengths
+//      and tensor dimensions from the bound tensors' shapes, then the
+//      package's `generics.json` (`config`: generic -> config.json key,
+//      `defaults`: generic -> value), and the dtype generic from the tensors,
+//   3. checks the root block's `where` clauses on the bound values,
+//   4. checks every tensor: present (unless optional), rank, each dimension,
+//      dtype; and that the checkpoint holds no tensor bound to nothing,
+//   5. sizes every `state` member for the bound generics.
+// All problems are reported, not just the first; nothing is half-bound: the
+// result exists only when there are none. Model knowledge (tensor names,
+// config keys) lives in the model package, never here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/bind/GenericValues.h"
+#include "compiler/diagnostics/DiagnosticEmitter.h"
+#include "compiler/manifest/ParameterManifest.h"
+#include "runtime/checkpoint/Checkpoint.h"
+
+namespace linnet::bind {
+
+struct BoundTensor {
+  std::string path;                    // concrete: `layers.3.attention.qkv.weight`
+  std::string tensorName;              // in the checkpoint
+  const rt::TensorView* tensor;        // null for an absent optional parameter
+  std::vector<int64_t> shape;          // expected, concrete
+  ast::ScalarType dtype;               // the model's dtype (may differ from the file's when overridden)
+  const manifest::ManifestEntry* entry;
+};
+
+struct BoundState {
+  std::string path;
+  std::vector<int64_t> shape;
+  ast::ScalarType dtype;
+  uint64_t bytes;
+  const manifest::ManifestEntry* entry;
+};
+
+struct BoundModel {
+  GenericBindings generics;
+  std::vector<BoundTensor> tensors;
+  std::vector<BoundState> state;
+  uint64_t weightBytes = 0;  // of the model's dtype, as the runtime holds them
+  uint64_t stateBytes = 0;
+};
+
+struct BindInputs {
+  const manifest::BlockManifest* manifest = nullptr;
+  std::string packageDir;           // holds bindings.json and generics.json
+  const rt::Checkpoint* checkpoint = nullptr;
+  GenericBindings overrides;        // --bind values, already checked against kinds
+};
+
+std::optional<BoundModel> bindCheckpoint(const BindInputs& inputs, DiagnosticEmitter& diagnostics);
+
+// Size in bytes of one element of `type` (bool is one byte).
+uint64_t scalarSize(ast::ScalarType type);
+
+}  // namespace linnet::bind
