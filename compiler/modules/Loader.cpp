@@ -359,8 +359,14 @@ class ProgramBuilder {
     switch (use.root) {
       case ast::ImportRoot::Std: {
         if (options_.stdDir.empty()) {
-          diagnostics_.emit(DiagnosticKind::NoStandardLibrary, pathSpan, logical)
-              .help("pass `--std DIR` or set `LINNET_STD`");
+          // One report for the program: every other `std` import fails the
+          // same way for the same reason.
+          if (!reportedNoStd_)
+            diagnostics_.emit(DiagnosticKind::NoStandardLibrary, pathSpan, logical)
+                .note("no `--std DIR` was given, `LINNET_STD` is not set, and no `stdlib` "
+                      "directory was found near the `linnet` executable")
+                .help("pass `--std DIR` or set `LINNET_STD`");
+          reportedNoStd_ = true;
           return nullptr;
         }
         if (use.path.size() == 1) {
@@ -466,6 +472,7 @@ class ProgramBuilder {
   DiagnosticEmitter& diagnostics_;
   const LoadOptions& options_;
   std::string stdKey_;
+  bool reportedNoStd_ = false;
   std::unique_ptr<Program> program_;
   std::map<std::string, Module*> modulesByKey_;
   std::map<std::string, Package*> packages_;

@@ -70,7 +70,8 @@ enum class SymbolKind : uint8_t {
   Module,         // a module bound by `use a.b` (`module` is it)
   Generic,        // `generic`
   Param,          // `param`
-  Local,          // let/var/pattern/for/static-for/match binding
+  Local,          // let/var/pattern/for/static-for/match binding (a bare match-arm name
+                  // is a Local unless it is a variant of an enum in module scope)
   IndexVariable,  // an index of a comprehension or reduction (only inside index notation)
   GradName,       // `y` or `dy` of `grad(y, dy)`
   KernelResult,   // a kernel's named result

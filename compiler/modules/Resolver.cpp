@@ -54,7 +54,7 @@ Symbol makeSymbol(SymbolKind kind, std::string_view name = {}, Span declSpan = {
 
 // Nesting deeper than this is not walked: the parser bounds nesting far
 // below it, so only a hostile tree gets here, and it has errors already.
-constexpr int kMaxDepth = 4096;
+constexpr int kMaxDepth = 1024;
 
 class ModuleResolver {
  public:
@@ -67,6 +67,7 @@ class ModuleResolver {
     bindItems();
     for (const ast::Item* item : module_.ast->items) {
       reportedUnknown_.clear();
+      reportedQualified_.clear();
       resolveItem(*item);
     }
     for (std::string_view name : importOrder_) {
@@ -655,14 +656,17 @@ class ModuleResolver {
 
   // The item `name` of the module `owner` bound by an import, checked for
   // existence and visibility; nullopt if it is missing (reported).
+  // Like unknown names, each `mod.x` problem is reported once per top-level
+  // item however often it is written.
   std::optional<Symbol> moduleItem(const Module& owner, const ast::Ident& name) {
     const ast::Item* item = owner.findItem(name.name);
+    bool first = reportedQualified_.insert(owner.name + "." + name.name).second;
     if (!item) {
-      if (!owner.hasParseErrors)
+      if (!owner.hasParseErrors && first)
         diagnostics_.emit(DiagnosticKind::UnknownImportedItem, name.span, owner.name, name.name);
       return std::nullopt;
     }
-    if (!item->isPub && &owner != &module_) reportPrivate(name, owner, *item);
+    if (!item->isPub && &owner != &module_ && first) reportPrivate(name, owner, *item);
     Symbol symbol = makeSymbol(SymbolKind::Item, item->name.name, item->name.span, &owner, item);
     record(name, symbol);
     return symbol;
@@ -773,6 +777,7 @@ class ModuleResolver {
   std::vector<ModuleEntry*> enums_;
   std::vector<Frame> frames_;
   std::set<std::string_view> reportedUnknown_;
+  std::set<std::string> reportedQualified_;
   bool inKernel_ = false;
   int depth_ = 0;
 };

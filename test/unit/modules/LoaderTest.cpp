@@ -147,9 +147,11 @@ TEST(Loader, UnknownModulesAndRoots) {
   EXPECT_EQ(loaded->program->rootPackage()->name, "app");
 }
 
+// Without a std directory, only the first `std` import is reported.
 TEST(Loader, CrateOutsidePackageAndNoStd) {
   TempTree tree;
-  tree.write("lone.linnet", "module lone\nuse crate.x::{y}\nuse std.random\n");
+  tree.write("lone.linnet",
+             "module lone\nuse crate.x::{y}\nuse std.random\nuse std.nn.linear\n");
   auto loaded = load({tree.path("lone.linnet")});
   EXPECT_EQ(describe(loaded->diagnostics),
             "E1202 `crate` is used outside a package\n"

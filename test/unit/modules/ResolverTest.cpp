@@ -38,8 +38,7 @@ std::string checkOne(const std::string& text) {
   return describe(checked->diagnostics);
 }
 
-TEST(Resolver, ValidProgramResolvesEveryScope) {
-  std::string text = R"(module main
+const char* kValidProgram = R"(module main
 
 const SIZE = 4
 
@@ -120,6 +119,9 @@ fn rows(r: Row<4>) -> Row<4> {
     return v
 }
 )";
+
+TEST(Resolver, ValidProgramResolvesEveryScope) {
+  std::string text = kValidProgram;
   auto checked = check({{"main.linnet", text}}, "main.linnet");
   EXPECT_EQ(checked->loadErrors, "");
   EXPECT_EQ(describe(checked->diagnostics), "");
@@ -273,9 +275,10 @@ TEST(Resolver, ImportsVisibilityAndUnknownItems) {
                          "        On => 1\n"
                          "        Off => 2\n"
                          "    }\n"
-                         "    return a + b + c\n"
+                         "    return a + b + c + lib.private_fn() + lib.nothing()\n"
                          "}\n"}},
                        "main.linnet");
+  // Each `lib.x` problem once per item, however often it is written.
   EXPECT_EQ(describe(checked->diagnostics),
             "E1203 `private_fn` is private to module `std.lib`\n"
             "E1201 module `std.lib` has no item named `missing`\n"
@@ -414,6 +417,30 @@ TEST(Resolver, UnknownNameSuggestsALoadedModule) {
   ASSERT_EQ(checked->diagnostics.diagnostics().size(), 1u) << describe(checked->diagnostics);
   EXPECT_EQ(checked->diagnostics.diagnostics()[0].helps.at(0),
             "`public_fn` is defined in `std.lib`: `use std.lib::{public_fn}`");
+}
+
+// Every program that drops one line of the valid one (most still parse, some
+// now with dangling names or duplicates) loads and resolves without a crash,
+// and resolution reports only modules-stage codes.
+TEST(Resolver, SurvivesEveryOneLineDeletion) {
+  std::string text = kValidProgram;
+  std::vector<std::string> lines;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  for (size_t skip = 0; skip < lines.size(); ++skip) {
+    std::string mutated;
+    for (size_t i = 0; i < lines.size(); ++i)
+      if (i != skip) mutated += lines[i] + "\n";
+    auto checked = check({{"main.linnet", mutated}}, "main.linnet");
+    resolveProgram(*checked->program, checked->diagnostics);
+    for (const Diagnostic& diagnostic : checked->diagnostics.diagnostics())
+      EXPECT_TRUE(diagnostic.code().starts_with("E1") || diagnostic.code().starts_with("W1"))
+          << diagnostic.code() << " " << diagnostic.message;
+  }
 }
 
 }  // namespace
