@@ -31,13 +31,6 @@ DimExpr elementCount(const Shape& s) {
   return product;
 }
 
-bool sameShapeDim(const Facts& facts, const ShapeDim& x, const ShapeDim& y) {
-  const auto* px = std::get_if<Pack>(&x);
-  const auto* py = std::get_if<Pack>(&y);
-  if (px || py) return px && py && px->id == py->id;
-  return facts.provablyEqual(std::get<DimExpr>(x), std::get<DimExpr>(y)).proved;
-}
-
 }  // namespace
 
 std::string_view spelling(Relation r) {
@@ -70,7 +63,12 @@ bool Facts::inconsistent() const { return knowledge_->inconsistent(); }
 
 DimExpr Facts::simplify(const DimExpr& e) const {
   if (e.overflowed()) return e;
-  return knowledge_->restoreNames(knowledge_->simplify(e, 0));
+  DimExpr simplified = knowledge_->simplify(e, 0);
+  DimExpr named = knowledge_->restoreNames(simplified);
+  // Restoring names only multiplies out what simplification produced; if
+  // that overflows, the unsimplified input is still a correct answer.
+  if (simplified.overflowed() || named.overflowed()) return e;
+  return named;
 }
 
 Proof Facts::prove(const DimExpr& lhs, Relation rel, const DimExpr& rhs, bool withSuggestion) const {
@@ -95,11 +93,8 @@ Proof Facts::prove(const DimExpr& lhs, Relation rel, const DimExpr& rhs, bool wi
   if (proved) return Proof{true, "", ""};
   Proof failed;
   failed.reason = "cannot prove `" + relationText(lhs, rel, rhs) + "`";
-  if (rel == Relation::Equal && !difference.overflowed()) {
-    DimExpr rest = simplify(difference);
-    if (!rest.isConstant() || !rest.isZero())
-      failed.reason += ": the difference `" + rest.str() + "` is not provably 0";
-  }
+  if (rel == Relation::Equal && !difference.overflowed())
+    failed.reason += ": the difference `" + simplify(difference).str() + "` is not provably 0";
   if (withSuggestion) failed.suggestion = suggestFor(lhs, rel, rhs);
   return failed;
 }
@@ -194,7 +189,14 @@ BroadcastResult Facts::broadcastCompatible(const Shape& a, const Shape& b) const
     if (!x || !y) {
       // A pack has unknown length: only identical remaining prefixes align.
       bool same = i == j;
-      for (size_t k = 0; same && k < i; ++k) same = sameShapeDim(*this, a[k], b[k]);
+      for (size_t k = 0; same && k < i; ++k) {
+        const auto* px = std::get_if<Pack>(&a[k]);
+        const auto* py = std::get_if<Pack>(&b[k]);
+        if (px || py)
+          same = px && py && px->id == py->id;
+        else
+          same = prove(std::get<DimExpr>(a[k]), Relation::Equal, std::get<DimExpr>(b[k]), false).proved;
+      }
       if (!same) {
         out.reason = "cannot align " + str(a) + " with " + str(b) +
                      " for broadcasting: a shape pack has an unknown number of axes";
@@ -205,7 +207,7 @@ BroadcastResult Facts::broadcastCompatible(const Shape& a, const Shape& b) const
     auto one = [](const DimExpr& e) { return e.constantValue() == int64_t{1}; };
     if (one(*x)) {
       reversed.push_back(*y);
-    } else if (one(*y) || provablyEqual(*x, *y).proved) {
+    } else if (one(*y) || prove(*x, Relation::Equal, *y, false).proved) {
       reversed.push_back(*x);
     } else {
       out.axisA = i - 1;

@@ -175,8 +175,9 @@ class Refutation {
     while (!pending_.empty()) {
       uint32_t v = pending_.front();
       pending_.pop_front();
-      addFacts(vars_[v]);
+      // A copy: adding rows may add variables and move vars_.
       const Monomial m = vars_[v];
+      addFacts(m);
       if (m.size() == 1 && m[0].power == 1)
         atomAxioms(m[0].atom);
       else
@@ -289,6 +290,23 @@ class Refutation {
 }  // namespace
 
 bool Knowledge::proveNonNegative(const DimExpr& goal, int depth) const {
+  {
+    std::lock_guard<std::mutex> lock(memoMutex_);
+    auto it = proofMemo_.find(goal);
+    if (it != proofMemo_.end() && (it->second.proved || it->second.failedAtDepth <= depth))
+      return it->second.proved;
+  }
+  bool proved = proveNonNegativeUncached(goal, depth);
+  std::lock_guard<std::mutex> lock(memoMutex_);
+  ProofMemo& memo = proofMemo_[goal];
+  if (proved)
+    memo.proved = true;
+  else
+    memo.failedAtDepth = std::min(memo.failedAtDepth, depth);
+  return proved;
+}
+
+bool Knowledge::proveNonNegativeUncached(const DimExpr& goal, int depth) const {
   if (goal.overflowed()) return false;
   DimExpr g = simplify(goal, depth);
   if (g.overflowed()) return false;

@@ -265,8 +265,20 @@ DimExpr Knowledge::simplifyAtom(const Atom& a, int depth) const {
 }
 
 DimExpr Knowledge::simplify(const DimExpr& e, int depth) const {
+  if (depth > kMaxDepth) return rewrite(e);
+  {
+    std::lock_guard<std::mutex> lock(memoMutex_);
+    auto it = simplifyMemo_.find(e);
+    if (it != simplifyMemo_.end() && it->second[depth]) return *it->second[depth];
+  }
+  DimExpr result = simplifyUncached(e, depth);
+  std::lock_guard<std::mutex> lock(memoMutex_);
+  simplifyMemo_[e][depth] = result;
+  return result;
+}
+
+DimExpr Knowledge::simplifyUncached(const DimExpr& e, int depth) const {
   DimExpr current = rewrite(e);
-  if (depth > kMaxDepth) return current;
   for (int pass = 0; pass < 3; ++pass) {
     DimExpr next = rewrite(mapAtoms(current, [&](const Atom& a) {
       return isPlainComposite(a) ? simplifyAtom(a, depth) : a.expr();
@@ -495,6 +507,10 @@ void Knowledge::Builder::run(const std::vector<Clause>& clauses, std::vector<Fac
   std::sort(k_.nonNegative_.begin(), k_.nonNegative_.end());
   k_.nonNegative_.erase(std::unique(k_.nonNegative_.begin(), k_.nonNegative_.end()),
                         k_.nonNegative_.end());
+  // Answers memoized while the knowledge was incomplete may be weaker than
+  // what the final knowledge proves.
+  k_.proofMemo_.clear();
+  k_.simplifyMemo_.clear();
 }
 
 FactUse Knowledge::Builder::equality(const Pending& e) {

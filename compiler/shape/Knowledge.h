@@ -25,7 +25,10 @@
 // proved".
 #pragma once
 
+#include <array>
+#include <climits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -83,6 +86,8 @@ class Knowledge {
   class Builder;
   friend class Builder;
 
+  bool proveNonNegativeUncached(const DimExpr& e, int depth) const;  // Fourier.cpp
+  DimExpr simplifyUncached(const DimExpr& e, int depth) const;
   DimExpr rewriteOnce(const DimExpr& e) const;
   DimExpr rewriteAtom(const Atom& a) const;
   DimExpr simplifyAtom(const Atom& a, int depth) const;
@@ -98,6 +103,20 @@ class Knowledge {
     DimExpr n, d;
   };
   std::vector<QuotientDef> quotients_;
+
+  // Memo tables: the same sub-questions recur at every level of the
+  // recursion. A proof found with any budget stays a proof; a failure is
+  // reused for the same or a smaller budget (a larger depth). Guarded by a
+  // mutex because copies of one Facts share this object.
+  struct ProofMemo {
+    bool proved = false;
+    int failedAtDepth = INT_MAX;
+  };
+  mutable std::mutex memoMutex_;
+  mutable std::unordered_map<DimExpr, ProofMemo, DimExprHash> proofMemo_;
+  mutable std::unordered_map<DimExpr, std::array<std::optional<DimExpr>, kMaxDepth + 1>,
+                             DimExprHash>
+      simplifyMemo_;
 };
 
 // Rebuilds a composite atom of `kind` from new operands through the

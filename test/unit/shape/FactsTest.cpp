@@ -452,5 +452,62 @@ TEST(FactsTest, SuggestsPositivityWhenThatIsWhatIsMissing) {
   EXPECT_EQ(p.suggestion, "Heads > 0");
 }
 
+TEST(FactsTest, PackRankFacts) {
+  Names n;
+  Pack S = n.pack("S");
+  DimExpr rank = DimExpr::packRank(S);
+  Facts facts;
+  EXPECT_EQ(facts.add(rank, Relation::Equal, c(2)), FactUse::Substitution);
+  EXPECT_TRUE(facts.provablyEqual(rank + c(1), c(3)));
+  EXPECT_TRUE(facts.provablyLess(c(1), rank));
+  Facts none;
+  EXPECT_TRUE(none.provablyNonNegative(rank));
+  EXPECT_TRUE(none.provablyNonNegative(DimExpr::packElements(S)));
+  EXPECT_FALSE(none.provablyPositive(DimExpr::packElements(S)));
+}
+
+TEST(FactsTest, SimplifyIsIdempotent) {
+  Names n;
+  DimExpr H = n("H"), Heads = n("Heads"), S = n("S"), A = n("A");
+  Facts facts;
+  facts.add(mod(H, Heads), Relation::Equal, c(0));
+  facts.add(Heads, Relation::Greater, c(0));
+  facts.add(S, Relation::GreaterEqual, c(1));
+  facts.add(A, Relation::Equal, c(2) * S);
+  for (const DimExpr& e : {div(H, Heads) * Heads, div(H, Heads) + A, max(c(0), S - c(1)),
+                           div(div(H, Heads), c(2)) * S, mod(H + c(3) * Heads, Heads)}) {
+    DimExpr once = facts.simplify(e);
+    EXPECT_EQ(facts.simplify(once), once) << e.str() << " -> " << once.str();
+    EXPECT_TRUE(facts.provablyEqual(once, e)) << e.str() << " -> " << once.str();
+  }
+}
+
+TEST(FactsTest, SimplifyKeepsTheUsersNames) {
+  Names n;
+  DimExpr H = n("H"), Heads = n("Heads");
+  Facts facts;
+  facts.add(mod(H, Heads), Relation::Equal, c(0));
+  facts.add(mod(div(H, Heads), c(2)), Relation::Equal, c(0));
+  EXPECT_EQ(facts.simplify(div(div(H, Heads), c(2))).str(), "H / Heads / 2");
+  EXPECT_EQ(facts.simplify(H).str(), "H");
+  EXPECT_EQ(facts.simplify(H + Heads).str(), "H + Heads");
+}
+
+TEST(FactsTest, EvaluateAgreesWithInstantiate) {
+  Names n;
+  DimExpr H = n("H"), Heads = n("Heads"), S = n("S");
+  DimExpr e = max(c(0), div(min(S, H) - c(1) + Heads, Heads)) * mod(H, Heads + c(1));
+  Values v;
+  Bindings b;
+  for (auto [name, value] : {std::pair{"H", 96}, {"Heads", 12}, {"S", 40}}) {
+    v.dims[n.id(name)] = value;
+    b.dims[n.id(name)] = c(value);
+  }
+  Evaluation direct = evaluate(e, v);
+  ASSERT_TRUE(direct);
+  EXPECT_EQ(instantiate(e, b), c(*direct.value));
+  EXPECT_EQ(*direct.value, ((40 - 1 + 12) / 12) * (96 % 13));
+}
+
 }  // namespace
 }  // namespace linnet::shape
