@@ -1,0 +1,126 @@
+// Text <-> token ids for a checkpoint that ships a SentencePiece
+// `tokenizer.model` (Llama, Phi-3, ...), following Hugging Face's slow
+// `LlamaTokenizer` so that a prompt gives the ids transformers gives.
+//
+// open() reads `tokenizer.model` (required) and `tokenizer_config.json`
+// (optional: added tokens, bos/eos, add_bos_token/add_eos_token, legacy,
+// chat_template). Nothing about a particular model is built in: every id and
+// every special string comes from those files. The exact encoding and
+// decoding rules, and where they differ from transformers' fast tokenizer,
+// are in docs/tokenizer.md.
+//
+// A Tokenizer is immutable after open(): any number of threads may call its
+// const methods at once (SentencePiece's encode/decode are const and keep no
+// per-call state in the processor). It is move-only; moving keeps nothing
+// dangling because the state lives behind one pointer (a moved-from
+// Tokenizer may only be destroyed or assigned to).
+#pragma once
+
+#include "runtime/support/Status.h"
+#include "runtime/tokenizer/TokenizerConfig.h"
+
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace linnet::rt {
+
+struct EncodeOptions {
+  // Prepend bos / append eos; unset means what the checkpoint says
+  // (add_bos_token / add_eos_token), which is what `tokenizer(text)` does.
+  // Hugging Face's apply_chat_template(tokenize=True) passes neither: use
+  // addBos = false, addEos = false to reproduce it.
+  std::optional<bool> addBos = std::nullopt;
+  std::optional<bool> addEos = std::nullopt;
+};
+
+struct DecodeOptions {
+  // Drop special tokens (added tokens marked "special", the named bos / eos /
+  // unk / pad tokens, SentencePiece control pieces) instead of rendering
+  // their text.
+  bool skipSpecialTokens = false;
+};
+
+struct ChatMessage {
+  std::string role; // "system", "user" or "assistant"
+  std::string content;
+};
+
+class Tokenizer {
+public:
+  static constexpr std::string_view kModelFileName = "tokenizer.model";
+
+  // Loads the tokenizer files of a checkpoint directory. Every problem
+  // (missing or corrupt tokenizer.model, malformed JSON, added token ids out
+  // of range or repeated, a special token that names nothing) is an Error
+  // naming the file.
+  static Expected<Tokenizer> open(const std::filesystem::path &checkpointDir);
+
+  Tokenizer(Tokenizer &&) noexcept;
+  Tokenizer &operator=(Tokenizer &&) noexcept;
+  Tokenizer(const Tokenizer &) = delete;
+  Tokenizer &operator=(const Tokenizer &) = delete;
+  ~Tokenizer();
+
+  // Text (UTF-8) to ids. Added-token strings in the text (e.g. "<|end|>")
+  // become their ids, longest match first; the text between them goes
+  // through SentencePiece. Fails only if a requested bos/eos does not exist.
+  Expected<std::vector<TokenId>> encode(std::string_view text,
+                                        const EncodeOptions &options = {}) const;
+
+  // Ids to text. An id outside 0..vocabSize() is an Error naming its
+  // position; the ids are never trusted.
+  Expected<std::string> decode(std::span<const TokenId> ids,
+                               const DecodeOptions &options = {}) const;
+
+  // The id of an added token's content or a SentencePiece piece ("<|end|>",
+  // "▁the", "<0x0A>"); nullopt if there is none.
+  std::optional<TokenId> tokenToId(std::string_view token) const;
+  // The inverse: an added token's content or the piece's text.
+  Expected<std::string> idToToken(TokenId id) const;
+
+  // SentencePiece pieces plus the added tokens above them: one more than
+  // the largest id (open() guarantees there are no holes).
+  std::size_t vocabSize() const;
+  // The number of pieces in tokenizer.model.
+  std::size_t pieceCount() const;
+
+  std::optional<TokenId> bosId() const;
+  std::optional<TokenId> eosId() const;
+  std::optional<TokenId> unkId() const;
+  std::optional<TokenId> padId() const;
+  bool addsBos() const; // add_bos_token as resolved by open()
+  bool addsEos() const;
+  bool isLegacy() const; // transformers' `legacy` flag (see docs/tokenizer.md)
+
+  // True for ids decode(skipSpecialTokens) drops; false for ids out of range.
+  bool isSpecial(TokenId id) const;
+  // True for ids that come from added tokens (including named special
+  // tokens registered from the SentencePiece vocabulary).
+  bool isAddedToken(TokenId id) const;
+
+  // Renders a conversation with the checkpoint's chat template, as text to
+  // pass to encode(). Only the Phi-3 format is implemented (no Jinja
+  // engine): per message `<|role|>\n{content}<|end|>\n`, then `<|assistant|>\n`
+  // if addGenerationPrompt, else the eos token if the template emits it; the
+  // bos token first if the template emits it. The template text must be of
+  // that family (it mentions `<|end|>` and `add_generation_prompt`), and the
+  // role and `<|end|>` markers must be added tokens of the checkpoint;
+  // otherwise an Error ("unsupported chat template", or the missing token).
+  // Roles other than system, user and assistant are an Error.
+  Expected<std::string> applyChatTemplate(std::span<const ChatMessage> messages,
+                                          bool addGenerationPrompt) const;
+
+  struct Impl; // defined in TokenizerImpl.h
+
+private:
+  explicit Tokenizer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace linnet::rt

@@ -1,0 +1,63 @@
+// The inside of a Tokenizer, shared by Tokenizer.cpp (open, encode, decode)
+// and ChatFormat.cpp. Not part of the runtime's interface: only files of
+// runtime/tokenizer/ include it, so SentencePiece's header stays out of
+// everyone else's build.
+#pragma once
+
+#include "runtime/tokenizer/TextSplit.h"
+#include "runtime/tokenizer/Tokenizer.h"
+
+#include <sentencepiece_processor.h>
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace linnet::rt {
+
+struct Tokenizer::Impl {
+  std::filesystem::path directory;
+  // Loaded with add_dummy_prefix turned off unless `legacy` (as
+  // transformers' LlamaTokenizer does); see docs/tokenizer.md.
+  sentencepiece::SentencePieceProcessor processor;
+  std::size_t pieceCount = 0;
+  std::size_t vocabSize = 0;
+
+  // Added tokens (from added_tokens_decoder, plus named special tokens that
+  // only the SentencePiece vocabulary had). The matcher's entries are in the
+  // same order, so a segment's `added` index points into this vector.
+  std::vector<AddedTokenSpec> added;
+  std::vector<std::int32_t> addedIndexById; // vocabSize entries, -1 where none
+  std::map<std::string, TokenId, std::less<>> addedIdByContent;
+  AddedTokenMatcher matcher;
+
+  // bos/eos/unk/pad and additional_special_tokens: transformers'
+  // all_special_tokens, which decide whether a leading "▁" is dropped.
+  std::set<std::string, std::less<>> namedSpecialTokens;
+  std::set<TokenId> namedSpecialIds;
+  std::optional<TokenId> bos, eos, unk, pad;
+  bool addBos = true;
+  bool addEos = false;
+  bool legacy = true;
+  bool addPrefixSpace = true;
+
+  // The unk token's text and how many pieces SentencePiece makes of it: the
+  // non-legacy rule encodes "<unk>" + segment and drops those pieces.
+  std::string unkText;
+  std::size_t unkPieceCount = 0;
+
+  std::optional<std::string> chatTemplate;
+
+  const AddedTokenSpec *addedById(TokenId id) const {
+    if (id < 0 || static_cast<std::size_t>(id) >= addedIndexById.size() ||
+        addedIndexById[static_cast<std::size_t>(id)] < 0)
+      return nullptr;
+    return &added[static_cast<std::size_t>(addedIndexById[static_cast<std::size_t>(id)])];
+  }
+};
+
+} // namespace linnet::rt

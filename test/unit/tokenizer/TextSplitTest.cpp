@@ -1,0 +1,56 @@
+// AddedTokenMatcher and the Python-compatible whitespace stripping.
+#include "runtime/tokenizer/TextSplit.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace linnet::rt {
+namespace {
+
+using Split = std::vector<std::pair<std::string, std::ptrdiff_t>>;
+
+Split split(const AddedTokenMatcher &matcher, std::string_view text) {
+  Split out;
+  for (const TextSegment &segment : matcher.split(text))
+    out.emplace_back(std::string(segment.text), segment.added);
+  return out;
+}
+
+TEST(TextSplitTest, LeftmostThenLongestMatchWins) {
+  AddedTokenMatcher matcher({{"<a>"}, {"<a><b>"}, {"b>c"}});
+  EXPECT_EQ(split(matcher, "x<a><b>y"), (Split{{"x", -1}, {"<a><b>", 1}, {"y", -1}}));
+  EXPECT_EQ(split(matcher, "<a>b>c"), (Split{{"<a>", 0}, {"b>c", 2}}));
+  EXPECT_EQ(split(matcher, "<a"), (Split{{"<a", -1}}));
+  EXPECT_EQ(split(matcher, ""), Split{});
+}
+
+TEST(TextSplitTest, NoTokensMeansOneSegment) {
+  AddedTokenMatcher matcher;
+  EXPECT_EQ(split(matcher, "plain"), (Split{{"plain", -1}}));
+}
+
+TEST(TextSplitTest, StripsOnlyTheMarkedSides) {
+  AddedTokenMatcher matcher({{"<l>", /*lstrip=*/true, false}, {"<r>", false, /*rstrip=*/true}});
+  EXPECT_EQ(split(matcher, "a  <l>  b"), (Split{{"a", -1}, {"<l>", 0}, {"  b", -1}}));
+  EXPECT_EQ(split(matcher, "a  <r>  b"), (Split{{"a  ", -1}, {"<r>", 1}, {"b", -1}}));
+  // Text made empty by stripping disappears.
+  EXPECT_EQ(split(matcher, " \t<l>"), (Split{{"<l>", 0}}));
+}
+
+TEST(TextSplitTest, StripsPythonWhitespace) {
+  EXPECT_EQ(stripLeadingSpace("\xC2\xA0\xE3\x80\x80\t\x1F"
+                              "x "),
+            "x ");
+  EXPECT_EQ(stripTrailingSpace(" x\xE2\x80\xA8\n\xC2\x85"), " x");
+  // Not whitespace: U+200B (zero width space), U+2581, invalid bytes.
+  EXPECT_EQ(stripLeadingSpace("\xE2\x80\x8Bx"), "\xE2\x80\x8Bx");
+  EXPECT_EQ(stripTrailingSpace("x\xE2\x96\x81"), "x\xE2\x96\x81");
+  EXPECT_EQ(stripTrailingSpace("x\xA0"), "x\xA0");
+  EXPECT_EQ(stripLeadingSpace("   "), "");
+}
+
+} // namespace
+} // namespace linnet::rt
