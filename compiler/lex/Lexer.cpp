@@ -390,6 +390,7 @@ class Lexer {
 
   void string(uint32_t start) {
     ++pos_;  // opening quote
+    bool brokenLine = false;
     while (true) {
       if (pos_ >= text_.size()) {
         out_.endsInsideLiteral = true;
@@ -403,9 +404,17 @@ class Lexer {
         break;
       }
       if (c == '\n' || c == '\r') {
-        diagnostics_.emit(DiagnosticKind::NewlineInString, span(start, uint32_t(pos_)))
-            .help("strings are single-line; write `\\n` for a line break");
-        break;
+        if (!brokenLine) {
+          diagnostics_.emit(DiagnosticKind::NewlineInString, span(start, uint32_t(pos_)))
+              .help("strings are single-line; write `\\n` for a line break");
+        }
+        // When the next line holds the closing quote (an odd number of
+        // quotes), the string was written across lines: take it whole so its
+        // second half does not start a string of its own.
+        if (brokenLine || !nextLineClosesString()) break;
+        brokenLine = true;
+        pos_ += (c == '\r' && at(pos_ + 1) == '\n') ? 2 : 1;
+        continue;
       }
       if (c == '\\') {
         escape();
@@ -418,6 +427,23 @@ class Lexer {
       ++pos_;
     }
     push(TokenKind::StringLiteral, start);
+  }
+
+  // At a line break inside a string: whether the next line has an odd
+  // number of unescaped quotes.
+  bool nextLineClosesString() const {
+    size_t i = pos_;
+    if (at(i) == '\r') ++i;
+    if (at(i) == '\n') ++i;
+    int quotes = 0;
+    for (; i < text_.size() && text_[i] != '\n' && text_[i] != '\r'; ++i) {
+      if (text_[i] == '\\') {
+        ++i;
+        continue;
+      }
+      if (text_[i] == '"') ++quotes;
+    }
+    return quotes % 2 == 1;
   }
 
   // At a backslash inside a string.

@@ -70,24 +70,50 @@ class Dumper {
   void item(int depth, const Item* node) {
     if (!node) return;
     std::string pub = node->isPub ? "pub " : "";
+    itemLine(depth, node, pub);
+    for (const Span& doc : node->docComments) line(depth + 1, "Doc", doc);
+    itemChildren(depth, node);
+  }
+
+  void itemLine(int depth, const Item* node, const std::string& pub) {
+    std::string_view kind;
+    std::string detail = node->name.name;
+    switch (node->kind) {
+      case ItemKind::Const: kind = "Const"; break;
+      case ItemKind::TypeAlias: kind = "TypeAlias"; break;
+      case ItemKind::Struct: kind = "Struct"; break;
+      case ItemKind::Enum: kind = "Enum"; break;
+      case ItemKind::Block: kind = "Block"; break;
+      case ItemKind::Function:
+        kind = "Function";
+        detail = fmt::format("{} {}", functionKindKeyword(static_cast<const FunctionItem*>(node)->function),
+                             node->name.name);
+        break;
+      case ItemKind::Member:
+        kind = "Member";
+        detail = fmt::format("{} {}", memberKindKeyword(static_cast<const MemberItem*>(node)->member),
+                             node->name.name);
+        break;
+    }
+    line(depth, fmt::format("{} {}{}", kind, pub, detail), node->span);
+  }
+
+  void itemChildren(int depth, const Item* node) {
     switch (node->kind) {
       case ItemKind::Const: {
         auto* c = static_cast<const ConstItem*>(node);
-        line(depth, fmt::format("Const {}{}", pub, c->name.name), c->span);
         type(depth + 1, c->type);
         expr(depth + 1, c->value);
         return;
       }
       case ItemKind::TypeAlias: {
         auto* alias = static_cast<const TypeAliasItem*>(node);
-        line(depth, fmt::format("TypeAlias {}{}", pub, alias->name.name), alias->span);
         generics(depth + 1, alias->generics);
         type(depth + 1, alias->type);
         return;
       }
       case ItemKind::Struct: {
         auto* s = static_cast<const StructItem*>(node);
-        line(depth, fmt::format("Struct {}{}", pub, s->name.name), s->span);
         generics(depth + 1, s->generics);
         for (const Field& f : s->fields) {
           line(depth + 1, "Field " + f.name.name, f.span);
@@ -97,15 +123,12 @@ class Dumper {
       }
       case ItemKind::Enum: {
         auto* e = static_cast<const EnumItem*>(node);
-        line(depth, fmt::format("Enum {}{}", pub, e->name.name), e->span);
         generics(depth + 1, e->generics);
         for (const Ident& v : e->variants) line(depth + 1, "Variant " + v.name, v.span);
         return;
       }
       case ItemKind::Function: {
         auto* fn = static_cast<const FunctionItem*>(node);
-        line(depth, fmt::format("Function {}{} {}", pub, functionKindKeyword(fn->function), fn->name.name),
-             fn->span);
         generics(depth + 1, fn->generics);
         for (const Param& p : fn->params) {
           line(depth + 1, "Param " + p.name.name, p.span);
@@ -140,7 +163,6 @@ class Dumper {
       }
       case ItemKind::Block: {
         auto* block = static_cast<const BlockItem*>(node);
-        line(depth, fmt::format("Block {}{}", pub, block->name.name), block->span);
         generics(depth + 1, block->generics);
         where(depth + 1, block->where);
         for (const Item* member : block->body) item(depth + 1, member);
@@ -148,8 +170,6 @@ class Dumper {
       }
       case ItemKind::Member: {
         auto* member = static_cast<const MemberItem*>(node);
-        line(depth, fmt::format("Member {}{} {}", pub, memberKindKeyword(member->member), member->name.name),
-             member->span);
         type(depth + 1, member->type);
         if (member->initializer) expr(depth + 1, member->initializer);
         return;
@@ -298,12 +318,21 @@ class Dumper {
   void expr(int depth, const Expr* e) {
     if (!e) return;
     switch (e->kind) {
-      case ExprKind::IntLiteral:
-        line(depth, fmt::format("Int {}", static_cast<const IntLiteralExpr*>(e)->value), e->span);
+      case ExprKind::IntLiteral: {
+        auto* literal = static_cast<const IntLiteralExpr*>(e);
+        std::string value = std::to_string(literal->value);
+        if (!literal->spelling.empty() && literal->spelling != value)
+          value += " (" + literal->spelling + ")";
+        line(depth, "Int " + value, e->span);
         return;
-      case ExprKind::FloatLiteral:
-        line(depth, fmt::format("Float {}", static_cast<const FloatLiteralExpr*>(e)->value), e->span);
+      }
+      case ExprKind::FloatLiteral: {
+        auto* literal = static_cast<const FloatLiteralExpr*>(e);
+        line(depth, "Float " + (literal->spelling.empty() ? fmt::format("{}", literal->value)
+                                                          : literal->spelling),
+             e->span);
         return;
+      }
       case ExprKind::StringLiteral:
         line(depth, "String " + printExpr(e), e->span);
         return;

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
 
 namespace linnet::ast {
@@ -226,7 +225,7 @@ class Printer {
       first = false;
     }
     std::vector<const UseDecl*> uses(m.uses.begin(), m.uses.end());
-    std::stable_sort(uses.begin(), uses.end(), [](const UseDecl* a, const UseDecl* b) {
+    std::sort(uses.begin(), uses.end(), [](const UseDecl* a, const UseDecl* b) {
       return a->span.begin < b->span.begin;
     });
     for (size_t i = 0; i < uses.size(); ++i) {
@@ -341,14 +340,21 @@ class Printer {
   // After a node's last token: comments left inside the node (a one-line
   // print has no place for them) and the comment that followed it on its
   // line go to the end of the line.
+  // A comment that spans lines ends the run: what follows it is on a later
+  // line than the node and is printed on its own line.
   void trailing(uint32_t end) {
     if (!module_) return;
     const std::vector<Comment>& comments = module_->comments;
+    auto append = [&] {
+      const std::string& text = comments[nextComment_++].text;
+      out_ += " " + text;
+      return text.find('\n') == std::string::npos;
+    };
     while (nextComment_ < comments.size() && comments[nextComment_].span.begin < end)
-      out_ += " " + comments[nextComment_++].text;
-    if (nextComment_ < comments.size() && comments[nextComment_].trailing &&
-        comments[nextComment_].attachEnd == end)
-      out_ += " " + comments[nextComment_++].text;
+      if (!append()) return;
+    while (nextComment_ < comments.size() && comments[nextComment_].trailing &&
+           comments[nextComment_].attachEnd == end)
+      if (!append()) return;
   }
 
   // A line-level node inside a block: comments, then its line.

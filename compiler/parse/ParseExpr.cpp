@@ -604,7 +604,7 @@ ast::Expr* Parser::parseMatch() {
     return nullptr;
   };
   while (!consume(TokenKind::RBrace)) {
-    if (at(TokenKind::EndOfFile) || isStrongStop(tok())) {
+    if (at(TokenKind::EndOfFile) || atStrongStop()) {
       expected("`}`", open.span, "to close this `{`");
       return nullptr;
     }
@@ -624,7 +624,8 @@ ast::Expr* Parser::parseMatch() {
         }
         break;
       default:
-        expected("match arm pattern");
+        if (auto d = expected("match arm pattern"); d && first.kind == TokenKind::Comma)
+          d->help("match arms have no separator; remove the `,`");
         break;
     }
     if (!arm.pattern) return failArm();

@@ -46,6 +46,28 @@ std::optional<ast::Ident> Parser::parseIdent(std::string_view what) {
       unsupported(token.span, "`extern`", "`extern` is reserved for a future language version");
       return ast::Ident{"extern", token.span};
     default:
+      // A keyword where a name belongs (`fn f(type: f32)`): report it and
+      // take it as the name, so the rest of the declaration still parses.
+      // Only when a name-like position follows, so that a missing name
+      // before the next item (`const` then `fn f()`) is not swallowed.
+      if (isKeyword(token.kind)) {
+        switch (peekKind(1)) {
+          case TokenKind::Colon:
+          case TokenKind::Equal:
+          case TokenKind::Comma:
+          case TokenKind::RParen:
+          case TokenKind::LParen:
+          case TokenKind::Less:
+          case TokenKind::LBracket:
+          case TokenKind::FatArrow:
+          case TokenKind::KwIn:
+            expected(what);
+            advance();
+            return ast::Ident{std::string(spelling(token)), token.span};
+          default:
+            break;
+        }
+      }
       expected(what);
       return std::nullopt;
   }
@@ -117,7 +139,7 @@ ast::UseDecl* Parser::parseUse() {
     case TokenKind::KwSelf:
     case TokenKind::KwSuper:
       advance();
-      unsupported(root.span, fmt::format("{} paths", quoted(root.kind)),
+      unsupported(root.span, quoted(root.kind),
                   "import with `crate.`, `std.` or a dependency's name");
       return nullptr;
     default:
@@ -201,8 +223,8 @@ ast::Item* Parser::parseItem(bool inBlock) {
   bool isPub = consume(TokenKind::KwPub);
   if (at(TokenKind::KwExtern)) {
     const Token& keyword = advance();
-    unsupported(keyword.span, "`extern` declarations",
-                "`extern` is reserved for a future language version; give the item a body");
+    unsupported(keyword.span, "`extern`",
+                "`extern` declarations are reserved for a future language version");
   }
   ast::Item* item = nullptr;
   switch (kind()) {
@@ -222,6 +244,7 @@ ast::Item* Parser::parseItem(bool inBlock) {
       if (!inBlock) {
         if (auto d = expected("item"))
           d->help("`param`, `buffer`, `state` and `sub` members are declared inside a `block`");
+        parseMember();  // consumed whole, so it raises nothing more
         return nullptr;
       }
       // Members are never `pub`; report it and keep the member.
@@ -229,7 +252,9 @@ ast::Item* Parser::parseItem(bool inBlock) {
       item = parseMember();
       break;
     default:
-      expected(inBlock ? "member or item" : "item");
+      if (auto d = expected(inBlock ? "member or item" : "item");
+          d && kind() == TokenKind::Semicolon)
+        d->help("declarations end without `;`; remove it");
       return nullptr;
   }
   if (!item) return nullptr;
@@ -276,7 +301,7 @@ ast::Item* Parser::parseStruct() {
   const Token& open = tok();
   if (!expect(TokenKind::LBrace)) return nullptr;
   while (!consume(TokenKind::RBrace)) {
-    if (at(TokenKind::EndOfFile) || isItemKeyword(kind())) {
+    if (at(TokenKind::EndOfFile) || atItemStart()) {
       expected("`}`", open.span, "to close this `{`");
       return item;
     }
@@ -304,7 +329,7 @@ ast::Item* Parser::parseStruct() {
     int depth = 0;
     while (!at(TokenKind::EndOfFile)) {
       TokenKind k = kind();
-      if (depth == 0 && (k == TokenKind::RBrace || isItemKeyword(k))) break;
+      if (depth == 0 && (k == TokenKind::RBrace || atItemStart())) break;
       if (depth == 0 && k == TokenKind::Identifier && peekKind(1) == TokenKind::Colon) break;
       if (k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace) ++depth;
       if (k == TokenKind::RParen || k == TokenKind::RBracket || k == TokenKind::RBrace) --depth;
@@ -407,7 +432,7 @@ ast::Item* Parser::parseFunction() {
     int depth = 0;
     while (!at(TokenKind::EndOfFile)) {
       TokenKind k = kind();
-      if (depth == 0 && (k == TokenKind::LBrace || isItemKeyword(k) || k == TokenKind::RBrace))
+      if (depth == 0 && (k == TokenKind::LBrace || atItemStart() || k == TokenKind::RBrace))
         break;
       if (k == TokenKind::LParen || k == TokenKind::LBracket) ++depth;
       if ((k == TokenKind::RParen || k == TokenKind::RBracket) && depth > 0) --depth;

@@ -30,7 +30,7 @@ bool Parser::parseBody(std::vector<ast::Stmt*>& out, Span* bodySpan) {
   const Token& open = advance();  // `{`
   while (!consume(TokenKind::RBrace)) {
     // A missing `}`: the body ends where the next item starts.
-    if (at(TokenKind::EndOfFile) || isItemKeyword(kind())) {
+    if (at(TokenKind::EndOfFile) || atItemStart()) {
       expected("`}`", open.span, "to close this `{`");
       break;
     }
@@ -80,8 +80,8 @@ ast::Stmt* Parser::parseStatement() {
       if (canStartExpression()) {
         if (auto d = expected("statement"))
           d->help("Linnet has no expression statements: bind the value with `let` or `return` it");
-      } else {
-        expected("statement or `}`");
+      } else if (auto d = expected("statement or `}`"); d && first.kind == TokenKind::Semicolon) {
+        d->help("statements end at the end of their expression; remove the `;`");
       }
       break;
   }
@@ -308,6 +308,16 @@ ast::Pattern* Parser::parsePattern() {
       return pattern;
     }
     default:
+      if (isKeyword(first.kind)) {
+        // A keyword as a name: parseIdent reports it (and takes it when a
+        // name-like position follows).
+        std::optional<ast::Ident> name = parseIdent("pattern");
+        if (!name) return nullptr;
+        auto* pattern = make<ast::Pattern>(ast::PatternKind::Binding);
+        pattern->name = std::move(*name);
+        pattern->span = first.span;
+        return pattern;
+      }
       expected("pattern");
       return nullptr;
   }

@@ -162,7 +162,7 @@ std::optional<DiagnosticBuilder> Parser::expected(std::string_view what, Span op
   DiagnosticBuilder builder =
       diagnostics_.emit(DiagnosticKind::UnexpectedToken, where, what, describe(found));
   if (open.valid()) builder.secondary(open, std::string(openLabel));
-  if (isKeyword(found.kind) && what.find("name") != std::string_view::npos)
+  if (isKeyword(found.kind) && (what.find("name") != std::string_view::npos || what == "pattern"))
     builder.help(fmt::format("{} is a keyword and cannot be used as a name", quoted(found.kind)));
   return std::optional<DiagnosticBuilder>(std::move(builder));
 }
@@ -244,8 +244,16 @@ bool Parser::isStatementStart() const {
   }
 }
 
-bool Parser::isStrongStop(const Token& token) const {
-  switch (token.kind) {
+bool Parser::atItemStart() const {
+  if (!isItemKeyword(kind())) return false;
+  // `state`, `param`, `type`, ... are also a plausible mistaken variable
+  // name; they start an item only when a name or keyword follows.
+  TokenKind next = peekKind(1);
+  return next == TokenKind::Identifier || isKeyword(next);
+}
+
+bool Parser::atStrongStop() const {
+  switch (kind()) {
     case TokenKind::KwLet:
     case TokenKind::KwVar:
     case TokenKind::KwReturn:
@@ -256,7 +264,7 @@ bool Parser::isStrongStop(const Token& token) const {
     case TokenKind::LBrace:
       return braceStops_;
     default:
-      return isItemKeyword(token.kind);
+      return atItemStart();
   }
 }
 
@@ -281,7 +289,7 @@ bool Parser::skipToClosing(TokenKind closer) {
         advance();
         return true;
       }
-      if (closing || isStrongStop(tok())) return false;
+      if (closing || atStrongStop()) return false;
     }
     if (opener) ++depth;
     if (closing) --depth;
@@ -295,7 +303,7 @@ void Parser::skipToStatement() {
   while (!at(TokenKind::EndOfFile)) {
     TokenKind k = kind();
     if (depth == 0) {
-      if (k == TokenKind::RBrace || isItemKeyword(k) || isStatementStart()) return;
+      if (k == TokenKind::RBrace || atItemStart() || isStatementStart()) return;
       if (k == TokenKind::RParen || k == TokenKind::RBracket) {
         advance();  // a stray closer of the failed statement
         continue;
@@ -312,7 +320,7 @@ void Parser::skipToItem(bool inBlock) {
   while (!at(TokenKind::EndOfFile)) {
     TokenKind k = kind();
     if (depth == 0) {
-      if (isItemKeyword(k)) return;
+      if (atItemStart()) return;
       if (k == TokenKind::RBrace && inBlock) return;
       if (k == TokenKind::RParen || k == TokenKind::RBracket || k == TokenKind::RBrace) {
         advance();

@@ -95,8 +95,10 @@ class Parser {
   // ---- recovery (Parser.cpp) ----------------------------------------------
   bool isItemKeyword(TokenKind k) const;
   bool isStatementStart() const;
+  // An item keyword in a position where it starts an item.
+  bool atItemStart() const;
   // A token that ends a runaway skip inside a delimited construct.
-  bool isStrongStop(const Token& token) const;
+  bool atStrongStop() const;
   // At an opener: skips to after its matching closer (or to end of file).
   void skipGroup();
   // Skips to `closer` at depth 0 and consumes it; stops before a strong
@@ -234,7 +236,7 @@ Parser::ListEnd Parser::parseList(TokenKind close, const Token& open, Element el
       while (!at(TokenKind::EndOfFile)) {
         TokenKind k = kind();
         if (depth == 0 && (k == TokenKind::Comma || k == close)) break;
-        if (depth == 0 && isStrongStop(tok())) break;
+        if (depth == 0 && atStrongStop()) break;
         if (k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace) ++depth;
         if (k == TokenKind::RParen || k == TokenKind::RBracket || k == TokenKind::RBrace) {
           if (depth == 0) break;
