@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "compiler/check/Checker.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/diagnostics/DiagnosticRenderer.h"
 #include "compiler/inspect/ModelPage.h"
@@ -42,6 +43,7 @@ int runCheck(const CommonOptions& common, const CheckOptions& options) {
   std::unique_ptr<Program> program =
       loadProgram(sources, diagnostics, options.paths, LoadOptions{common.stdDir});
   if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
+  if (!diagnostics.hasErrors()) checkProgram(*program, diagnostics);
   return finish(common, sources, diagnostics, options.json, options.strict);
 }
 

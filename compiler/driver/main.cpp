@@ -95,6 +95,10 @@ int main(int argc, char** argv) {
   CommonOptions common;
   common.color = !noColor && isatty(fileno(stderr));
   common.stdDir = stdDir.empty() ? linnet::findStdDir(argv[0]) : stdDir;
+#ifdef LINNET_DEFAULT_STD
+  // A binary built outside the source tree still finds the tree's stdlib.
+  if (common.stdDir.empty()) common.stdDir = LINNET_DEFAULT_STD;
+#endif
 
   if (checkCmd->parsed()) return runCheck(common, check);
   if (lintCmd->parsed()) {

@@ -1,0 +1,375 @@
+// Calls of fns, ops, entries and block methods (spec §5.5, §7): the callee,
+// the argument list (positional, then named, defaults), explicit generic
+// arguments, inference of the remaining generics (packs included) by
+// matching parameter types against argument types, dtype constraints, the
+// argument types themselves, and every `where` clause of the callee proved
+// at the call site under the caller's facts. Prelude calls are in
+// CheckPrelude.cpp.
+#include <fmt/format.h>
+
+#include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTPrinter.h"
+
+namespace linnet::check {
+
+bool Inference::isOpenUnbound(const ast::GenericParam* g) const {
+  if (g->isPack || g->constraint == ast::GenericKind::Dim) {
+    shape::SymbolId id = symbolIdOf(*g);
+    if (!openShapes.count(id)) return false;
+    return g->isPack ? !subst.shapes.packs.count(id) : !subst.shapes.dims.count(id);
+  }
+  return openDTypes.count(g) && !subst.dtypes.count(g);
+}
+
+Type Checker::resolveCallee(const ast::Expr* callee) {
+  if (auto* name = ast::as<ast::NameExpr>(callee)) {
+    Type t = record(callee, checkName(name));
+    switch (t.kind()) {
+      case TypeKind::Function:
+      case TypeKind::Error:
+        return t;
+      case TypeKind::Tensor:
+      case TypeKind::IntLiteral:
+      case TypeKind::FloatLiteral:
+      case TypeKind::CompileInt:
+      case TypeKind::Tuple:
+      case TypeKind::Optional:
+      case TypeKind::Block:
+      case TypeKind::BlockArray: {
+        const Symbol* s = module().symbolOf(name->name);
+        auto d = diagnostics_.emit(DiagnosticKind::NotCallable, callee->span, name->name.name, str(t));
+        d.label(fmt::format("this is `{}`", str(t)));
+        if (s && s->declSpan.valid()) d.secondary(s->declSpan, "declared here");
+        return Type::error();
+      }
+      case TypeKind::Unit:
+      case TypeKind::None:
+      case TypeKind::Module:
+        return Type::error();
+    }
+    return Type::error();
+  }
+  if (auto* member = ast::as<ast::MemberExpr>(callee)) {
+    Type base = checkExpr(member->base);
+    if (base.kind() == TypeKind::Block)
+      return record(callee, memberOfBlock(*base.blockInstance(), member->member, callee->span, true));
+    if (base.kind() == TypeKind::Module || base.isError()) {
+      Type t = base.isError() ? base : checkMember(member);
+      return record(callee, t.kind() == TypeKind::Function ? t : Type::error());
+    }
+    diagnostics_.emit(DiagnosticKind::UnknownMember, member->member.span, str(base),
+                      member->member.name)
+        .label(fmt::format("`{}` has no methods", str(base)));
+    return Type::error();
+  }
+  Type t = checkExpr(callee);
+  return t.kind() == TypeKind::Function ? t : Type::error();
+}
+
+Type Checker::checkCall(const ast::CallExpr* call) {
+  Type callee = resolveCallee(call->callee);
+  if (callee.kind() != TypeKind::Function) {
+    // Still type the arguments so their own mistakes are found.
+    for (const ast::Argument& a : call->args)
+      if (!ast::isa<ast::ShapeLiteralExpr>(a.value)) checkExpr(a.value);
+    return Type::error();
+  }
+  if (!callee.functionItem()) return checkPreludeCall(call, callee.preludeName());
+  return checkFunctionCall(call, callee);
+}
+
+static bool mentionsAny(const Type& t, const Inference& inf);
+
+static bool dimMentionsOpen(const shape::DimExpr& d, const Inference& inf) {
+  std::vector<shape::Atom> atoms;
+  d.collectAtoms(atoms);
+  for (const shape::Atom& a : atoms) {
+    if (a.kind() == shape::AtomKind::Symbol || a.kind() == shape::AtomKind::PackRank ||
+        a.kind() == shape::AtomKind::PackElements) {
+      auto it = inf.openShapes.find(a.id());
+      if (it != inf.openShapes.end() && inf.isOpenUnbound(it->second)) return true;
+    }
+  }
+  return false;
+}
+
+static bool mentionsAny(const Type& t, const Inference& inf) {
+  if (t.isTensor()) {
+    if (t.dtype().generic && inf.isOpenUnbound(t.dtype().generic)) return true;
+    for (const shape::ShapeDim& d : t.shape()) {
+      if (auto* p = std::get_if<shape::Pack>(&d)) {
+        auto it = inf.openShapes.find(p->id);
+        if (it != inf.openShapes.end() && inf.isOpenUnbound(it->second)) return true;
+      } else if (dimMentionsOpen(std::get<shape::DimExpr>(d), inf)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  for (const Type& e : t.elements())
+    if (mentionsAny(e, inf)) return true;
+  return false;
+}
+
+void Checker::unify(const Type& pattern, const Type& actual, Inference& inf, Span span) {
+  if (pattern.isError() || actual.isError()) return;
+  if (pattern.kind() == TypeKind::Optional) {
+    if (actual.kind() == TypeKind::Optional) unify(pattern.optionalInner(), actual.optionalInner(), inf, span);
+    else unify(pattern.optionalInner(), actual, inf, span);
+    return;
+  }
+  if (pattern.kind() == TypeKind::Tuple && actual.kind() == TypeKind::Tuple &&
+      pattern.elements().size() == actual.elements().size()) {
+    for (size_t i = 0; i < pattern.elements().size(); ++i)
+      unify(pattern.elements()[i], actual.elements()[i], inf, span);
+    return;
+  }
+  if (!pattern.isTensor() || !actual.isTensor()) return;
+  if (const ast::GenericParam* g = pattern.dtype().generic; g && inf.isOpenUnbound(g)) {
+    inf.subst.dtypes[g] = actual.dtype();
+    inf.boundAt[g] = span;
+  }
+  const shape::Shape& p = pattern.shape();
+  const shape::Shape& a = actual.shape();
+  auto bindDim = [&](const shape::ShapeDim& pd, const shape::ShapeDim& ad) {
+    auto* pdim = std::get_if<shape::DimExpr>(&pd);
+    auto* adim = std::get_if<shape::DimExpr>(&ad);
+    if (!pdim || !adim) return;
+    auto atom = pdim->asAtom();
+    if (atom && atom->kind() == shape::AtomKind::Symbol) {
+      auto it = inf.openShapes.find(atom->id());
+      if (it == inf.openShapes.end() || !inf.isOpenUnbound(it->second)) return;
+      inf.subst.shapes.dims[atom->id()] = *adim;
+      inf.boundAt[it->second] = span;
+      return;
+    }
+    // `c * X + rest` with one open X and c > 0: X := (actual - rest) / c.
+    // The argument check afterwards proves the pattern equal to the actual
+    // dimension, so a guess that does not divide evenly is still caught.
+    std::optional<shape::Atom> open;
+    int64_t coefficient = 0;
+    shape::DimExpr rest = shape::DimExpr::constant(pdim->constantTerm());
+    for (const shape::Term& term : pdim->terms()) {
+      bool linearOpen = term.monomial.size() == 1 && term.monomial[0].power == 1 &&
+                        term.monomial[0].atom.kind() == shape::AtomKind::Symbol &&
+                        inf.openShapes.count(term.monomial[0].atom.id()) &&
+                        inf.isOpenUnbound(inf.openShapes.at(term.monomial[0].atom.id()));
+      if (linearOpen && !open) {
+        open = term.monomial[0].atom;
+        coefficient = term.coefficient;
+        continue;
+      }
+      shape::DimExpr part = shape::DimExpr::constant(term.coefficient) * shape::monomialExpr(term.monomial);
+      if (dimMentionsOpen(part, inf)) return;  // more than one unknown
+      rest = rest + part;
+    }
+    if (!open || coefficient <= 0) return;
+    const ast::GenericParam* g = inf.openShapes.at(open->id());
+    // `rest` is in the callee's generics; the bound ones (its block's, or
+    // those inferred from earlier arguments) must be replaced first.
+    rest = shape::instantiate(rest, inf.subst.shapes);
+    inf.subst.shapes.dims[open->id()] =
+        facts().simplify(shape::DimExpr::floorDiv(*adim - rest, shape::DimExpr::constant(coefficient)));
+    inf.boundAt[g] = span;
+  };
+  size_t packAt = p.size();
+  for (size_t i = 0; i < p.size(); ++i)
+    if (std::holds_alternative<shape::Pack>(p[i])) {
+      if (packAt != p.size()) return;  // two packs: not inferred (verified later)
+      packAt = i;
+    }
+  if (packAt == p.size()) {
+    if (p.size() != a.size()) return;
+    for (size_t i = 0; i < p.size(); ++i) bindDim(p[i], a[i]);
+    return;
+  }
+  size_t before = packAt, after = p.size() - packAt - 1;
+  if (a.size() < before + after) return;
+  for (size_t i = 0; i < before; ++i) bindDim(p[i], a[i]);
+  for (size_t i = 0; i < after; ++i) bindDim(p[packAt + 1 + i], a[a.size() - after + i]);
+  const shape::Pack& pack = std::get<shape::Pack>(p[packAt]);
+  auto it = inf.openShapes.find(pack.id);
+  if (it == inf.openShapes.end() || !inf.isOpenUnbound(it->second)) return;
+  // The pack takes the middle of the actual shape; a pack of the actual
+  // shape may only land there, never on a single dimension of the pattern.
+  for (size_t i = 0; i < before; ++i)
+    if (std::holds_alternative<shape::Pack>(a[i])) return;
+  for (size_t i = a.size() - after; i < a.size(); ++i)
+    if (std::holds_alternative<shape::Pack>(a[i])) return;
+  inf.subst.shapes.packs[pack.id] = shape::Shape(a.begin() + before, a.end() - after);
+  inf.boundAt[it->second] = span;
+}
+
+static std::string calleeName(const ast::FunctionItem& f) { return f.name.name; }
+
+Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
+  const ast::FunctionItem& f = *callee.functionItem();
+  if (scope_ && scope_->signature) calls_.push_back({scope_->signature->item, &f, call->span});
+  const Signature* sig = signature(f);
+  std::vector<const ast::Expr*> argFor(f.params.size(), nullptr);
+  bool bad = false;
+  // ---- arguments to parameters ----
+  size_t positional = 0;
+  for (const ast::Argument& a : call->args) {
+    if (!a.isNamed()) {
+      if (positional >= f.params.size()) {
+        diagnostics_.emit(DiagnosticKind::TooManyArguments, a.span, calleeName(f), f.params.size(),
+                          call->args.size())
+            .label("unexpected argument")
+            .secondary(f.name.span, fmt::format("`{}` is declared here", calleeName(f)));
+        bad = true;
+        break;
+      }
+      argFor[positional++] = a.value;
+      continue;
+    }
+    size_t i = 0;
+    while (i < f.params.size() && f.params[i].name.name != a.name.name) ++i;
+    if (i == f.params.size()) {
+      diagnostics_.emit(DiagnosticKind::UnknownNamedArgument, a.name.span, calleeName(f), a.name.name)
+          .label("no parameter of this name")
+          .secondary(f.name.span, fmt::format("`{}` is declared here", calleeName(f)));
+      bad = true;
+      continue;
+    }
+    if (argFor[i]) {
+      diagnostics_.emit(DiagnosticKind::DuplicateArgument, a.span, a.name.name)
+          .label("given again here")
+          .secondary(argFor[i]->span, "first given here");
+      bad = true;
+      continue;
+    }
+    argFor[i] = a.value;
+  }
+  if (!bad) {
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      if (argFor[i] || f.params[i].defaultValue) continue;
+      diagnostics_.emit(DiagnosticKind::MissingArgument, call->span, calleeName(f),
+                        f.params[i].name.name)
+          .label(fmt::format("argument `{}` is missing", f.params[i].name.name))
+          .secondary(f.params[i].span, "parameter declared here");
+      bad = true;
+    }
+  }
+  // Argument expressions are typed even when the call is malformed.
+  std::vector<Type> argTypes(f.params.size());
+  for (size_t i = 0; i < f.params.size(); ++i)
+    if (argFor[i]) argTypes[i] = checkExpr(argFor[i]);
+  if (bad || !sig) return Type::error();
+
+  // ---- generics: the owner block's are fixed, the function's own inferred ----
+  Inference inf;
+  if (callee.blockInstance() && sig->owner) inf.subst = callee.blockInstance()->args;
+  for (const ast::GenericParam& g : f.generics) {
+    if (g.isPack || g.constraint == ast::GenericKind::Dim) inf.openShapes[symbolIdOf(g)] = &g;
+    else inf.openDTypes.insert(&g);
+  }
+  if (call->hasGenericArgs) {
+    if (call->genericArgs.size() > f.generics.size()) {
+      diagnostics_.emit(DiagnosticKind::WrongGenericCount, call->genericArgs[f.generics.size()].span,
+                        calleeName(f), f.generics.size(), call->genericArgs.size())
+          .label("unexpected generic argument")
+          .secondary(f.name.span, fmt::format("`{}` is declared here", calleeName(f)));
+      return Type::error();
+    }
+    for (size_t i = 0; i < call->genericArgs.size(); ++i) {
+      const ast::GenericParam& g = f.generics[i];
+      GenericValue v = genericValue(module(), call->genericArgs[i], g);
+      if (std::holds_alternative<std::monostate>(v)) {
+        // A kind mismatch is certain only for a type given to a Dim or an
+        // expression given to a dtype; anything else is not checked yet.
+        const ast::GenericArg& arg = call->genericArgs[i];
+        bool dimGotType = !g.isPack && g.constraint == ast::GenericKind::Dim &&
+                          ast::isa<ast::ScalarTypeNode>(arg.type);
+        bool dtypeGotExpr = !g.isPack && g.constraint != ast::GenericKind::Dim && arg.expr &&
+                            !ast::isa<ast::ShapeLiteralExpr>(arg.expr);
+        if (dimGotType || dtypeGotExpr)
+          diagnostics_.emit(DiagnosticKind::GenericArgumentKind, arg.span, g.name.name,
+                            calleeName(f), g.isPack ? "Shape" : ast::genericKindName(g.constraint))
+              .label(dimGotType ? "a type where a dimension is expected"
+                                : "an expression where a dtype is expected")
+              .secondary(g.name.span, "generic declared here");
+        return Type::error();
+      }
+      shape::SymbolId id = symbolIdOf(g);
+      if (auto* d = std::get_if<shape::DimExpr>(&v)) inf.subst.shapes.dims[id] = *d;
+      if (auto* s = std::get_if<shape::Shape>(&v)) inf.subst.shapes.packs[id] = *s;
+      if (auto* t = std::get_if<DType>(&v)) inf.subst.dtypes[&g] = *t;
+      inf.boundAt[&g] = call->genericArgs[i].span;
+    }
+  }
+  for (size_t i = 0; i < f.params.size(); ++i)
+    if (argFor[i]) unify(sig->params[i], argTypes[i], inf, argFor[i]->span);
+
+  // ---- every generic must be known ----
+  for (const ast::GenericParam& g : f.generics) {
+    if (!inf.isOpenUnbound(&g)) continue;
+    bool inParams = false;
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      Inference only;
+      only.openShapes = inf.openShapes;
+      only.openDTypes = inf.openDTypes;
+      // A generic that appears in a parameter that got an argument but could
+      // not be bound (a complex pattern) is not reported: not checked yet.
+      if (argFor[i] && mentionsAny(sig->params[i], only)) {
+        Inference probe;
+        if (g.isPack || g.constraint == ast::GenericKind::Dim) probe.openShapes[symbolIdOf(g)] = &g;
+        else probe.openDTypes.insert(&g);
+        if (mentionsAny(sig->params[i], probe)) inParams = true;
+      }
+    }
+    if (inParams) return Type::error();
+    diagnostics_.emit(DiagnosticKind::CannotInfer, call->callee->span, g.name.name, calleeName(f))
+        .label(fmt::format("cannot infer `{}`", g.name.name))
+        .secondary(g.name.span, "generic declared here")
+        .help(fmt::format("write the generic arguments: `{}<...>(...)`", calleeName(f)));
+    return Type::error();
+  }
+
+  // ---- dtype constraints ----
+  for (const ast::GenericParam& g : f.generics) {
+    auto it = inf.subst.dtypes.find(&g);
+    if (it == inf.subst.dtypes.end() || satisfies(it->second, g.constraint)) continue;
+    Span at = inf.boundAt.count(&g) ? inf.boundAt[&g] : call->span;
+    auto d = diagnostics_.emit(DiagnosticKind::DTypeConstraint, at, it->second.str(), g.name.name,
+                               ast::genericKindName(g.constraint));
+    d.label(fmt::format("`{}` is `{}` here", g.name.name, it->second.str()))
+        .secondary(g.constraintSpan, fmt::format("`{}` must be {}", g.name.name,
+                                                 ast::genericKindName(g.constraint)));
+    if (it->second.isGeneric())
+      d.help(fmt::format("constrain `{}` to `{}`", it->second.str(), ast::genericKindName(g.constraint)));
+    return Type::error();
+  }
+
+  // ---- argument types ----
+  bool ok = true;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    if (!argFor[i]) continue;
+    Type expected = instantiate(sig->params[i], inf.subst);
+    if (!requireType(argTypes[i], expected, argFor[i]->span, f.params[i].span,
+                     fmt::format("parameter `{}` declared here", f.params[i].name.name), argFor[i]))
+      ok = false;
+  }
+  if (!ok) return Type::error();
+
+  // ---- the callee's `where`, proved here ----
+  for (const WhereClause& w : sig->where) {
+    shape::DimExpr l = shape::instantiate(w.lhs, inf.subst.shapes);
+    shape::DimExpr r = shape::instantiate(w.rhs, inf.subst.shapes);
+    shape::Proof proof = facts().provablyHolds(l, w.relation, r);
+    if (proof) continue;
+    std::string clause = fmt::format("{} {} {}", l.str(), shape::spelling(w.relation), r.str());
+    auto d = diagnostics_.emit(DiagnosticKind::ConstraintUnsatisfied, call->span, clause, calleeName(f));
+    d.label(fmt::format("`{}` requires `{}`", calleeName(f), clause))
+        .secondary(w.span, "required by this `where` clause");
+    if (!proof.reason.empty()) d.note(proof.reason);
+    if (!proof.suggestion.empty() && scope_ && scope_->signature)
+      d.help(fmt::format("add `where {}` to `{}`", proof.suggestion,
+                         scope_->signature->item->name.name));
+    ok = false;
+  }
+  if (!ok) return Type::error();
+  return instantiate(sig->result, inf.subst);
+}
+
+}  // namespace linnet::check

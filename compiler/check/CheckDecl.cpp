@@ -1,0 +1,486 @@
+// Declarations: the types written in signatures and members (TypeNode to
+// Type), dimension expressions (AST to DimExpr), generic arguments, `where`
+// clauses (to shape Facts), function signatures and block member types.
+// Signatures and blocks are memoized in the CheckedProgram; a cycle through
+// them (which only an ill-formed program could make) yields Error silently.
+#include <fmt/format.h>
+
+#include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTPrinter.h"
+
+namespace linnet::check {
+
+const Module* Checker::moduleOf(const ast::Item& item) const {
+  auto it = itemModule_.find(&item);
+  return it == itemModule_.end() ? nullptr : it->second;
+}
+
+const ast::BlockItem* Checker::ownerOf(const ast::Item& item) const {
+  auto it = itemOwner_.find(&item);
+  return it == itemOwner_.end() ? nullptr : it->second;
+}
+
+static std::optional<shape::Relation> relationOf(ast::BinaryOp op) {
+  switch (op) {
+    case ast::BinaryOp::Eq: return shape::Relation::Equal;
+    case ast::BinaryOp::Ne: return shape::Relation::NotEqual;
+    case ast::BinaryOp::Lt: return shape::Relation::Less;
+    case ast::BinaryOp::Le: return shape::Relation::LessEqual;
+    case ast::BinaryOp::Gt: return shape::Relation::Greater;
+    case ast::BinaryOp::Ge: return shape::Relation::GreaterEqual;
+    case ast::BinaryOp::Or:
+    case ast::BinaryOp::And:
+    case ast::BinaryOp::BitOr:
+    case ast::BinaryOp::BitXor:
+    case ast::BinaryOp::BitAnd:
+    case ast::BinaryOp::Add:
+    case ast::BinaryOp::Sub:
+    case ast::BinaryOp::Mul:
+    case ast::BinaryOp::Div:
+    case ast::BinaryOp::Rem:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e, int depth) {
+  if (!e || depth > 16) return std::nullopt;
+  switch (e->kind) {
+    case ast::ExprKind::IntLiteral:
+      return shape::DimExpr::constant(
+          static_cast<int64_t>(static_cast<const ast::IntLiteralExpr*>(e)->value));
+    case ast::ExprKind::Name: {
+      const Symbol* symbol = m.symbolOf(static_cast<const ast::NameExpr*>(e)->name);
+      if (!symbol) return std::nullopt;
+      if (symbol->kind == SymbolKind::Generic && symbol->generic && !symbol->generic->isPack &&
+          symbol->generic->constraint == ast::GenericKind::Dim)
+        return dimSymbol(*symbol->generic);
+      if (symbol->kind == SymbolKind::Item && symbol->item &&
+          symbol->item->kind == ast::ItemKind::Const) {
+        auto* c = static_cast<const ast::ConstItem*>(symbol->item);
+        if (c->type || !symbol->module) return std::nullopt;  // typed consts are runtime values
+        return dimOf(*symbol->module, c->value, depth + 1);
+      }
+      return std::nullopt;
+    }
+    case ast::ExprKind::Paren:
+      return dimOf(m, static_cast<const ast::ParenExpr*>(e)->inner, depth + 1);
+    case ast::ExprKind::Unary: {
+      auto* u = static_cast<const ast::UnaryExpr*>(e);
+      auto inner = dimOf(m, u->operand, depth + 1);
+      if (!inner) return std::nullopt;
+      switch (u->op) {
+        case ast::UnaryOp::Negate: return -*inner;
+        case ast::UnaryOp::Plus: return inner;
+        case ast::UnaryOp::Not: return std::nullopt;
+      }
+      return std::nullopt;
+    }
+    case ast::ExprKind::Binary: {
+      auto* b = static_cast<const ast::BinaryExpr*>(e);
+      auto l = dimOf(m, b->lhs, depth + 1);
+      auto r = dimOf(m, b->rhs, depth + 1);
+      if (!l || !r) return std::nullopt;
+      switch (b->op) {
+        case ast::BinaryOp::Add: return *l + *r;
+        case ast::BinaryOp::Sub: return *l - *r;
+        case ast::BinaryOp::Mul: return *l * *r;
+        case ast::BinaryOp::Div: return shape::DimExpr::floorDiv(*l, *r);
+        case ast::BinaryOp::Rem: return shape::DimExpr::mod(*l, *r);
+        case ast::BinaryOp::Or:
+        case ast::BinaryOp::And:
+        case ast::BinaryOp::Eq:
+        case ast::BinaryOp::Ne:
+        case ast::BinaryOp::Lt:
+        case ast::BinaryOp::Le:
+        case ast::BinaryOp::Gt:
+        case ast::BinaryOp::Ge:
+        case ast::BinaryOp::BitOr:
+        case ast::BinaryOp::BitXor:
+        case ast::BinaryOp::BitAnd:
+          return std::nullopt;
+      }
+      return std::nullopt;
+    }
+    case ast::ExprKind::Call: {
+      // `min(a, b)` / `max(a, b)` of dimensions.
+      auto* call = static_cast<const ast::CallExpr*>(e);
+      auto* callee = ast::as<ast::NameExpr>(call->callee);
+      if (!callee || call->hasGenericArgs || call->args.size() != 2) return std::nullopt;
+      const Symbol* symbol = m.symbolOf(callee->name);
+      if (!symbol || symbol->kind != SymbolKind::Prelude) return std::nullopt;
+      if (call->args[0].isNamed() || call->args[1].isNamed()) return std::nullopt;
+      auto a = dimOf(m, call->args[0].value, depth + 1);
+      auto b = dimOf(m, call->args[1].value, depth + 1);
+      if (!a || !b) return std::nullopt;
+      if (callee->name.name == "min") return shape::DimExpr::min(*a, *b);
+      if (callee->name.name == "max") return shape::DimExpr::max(*a, *b);
+      return std::nullopt;
+    }
+    case ast::ExprKind::FloatLiteral:
+    case ast::ExprKind::StringLiteral:
+    case ast::ExprKind::BoolLiteral:
+    case ast::ExprKind::NoneLiteral:
+    case ast::ExprKind::Some:
+    case ast::ExprKind::Index:
+    case ast::ExprKind::Member:
+    case ast::ExprKind::Tuple:
+    case ast::ExprKind::ShapeLiteral:
+    case ast::ExprKind::Reduction:
+    case ast::ExprKind::If:
+    case ast::ExprKind::Match:
+    case ast::ExprKind::ForScan:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Every divisor of a dimension expression must be provably positive (E2205).
+void Checker::checkDivisors(const Module& m, const ast::Expr* e, const shape::Facts& facts) {
+  auto* b = ast::as<ast::BinaryExpr>(e);
+  if (auto* p = ast::as<ast::ParenExpr>(e)) return checkDivisors(m, p->inner, facts);
+  if (!b) return;
+  checkDivisors(m, b->lhs, facts);
+  checkDivisors(m, b->rhs, facts);
+  if (b->op != ast::BinaryOp::Div && b->op != ast::BinaryOp::Rem) return;
+  auto divisor = dimOf(m, b->rhs);
+  if (!divisor) return;
+  shape::Proof proof = facts.provablyPositive(*divisor);
+  if (proof) return;
+  auto d = diagnostics_.emit(DiagnosticKind::DivisorNotPositive, b->rhs->span, divisor->str());
+  d.label("this divisor may be zero");
+  if (!proof.suggestion.empty()) d.help(fmt::format("add `where {}`", proof.suggestion));
+}
+
+void Checker::addWhere(const Module& m, const std::vector<ast::Constraint>& where,
+                       shape::Facts& facts) {
+  for (const ast::Constraint& c : where) {
+    auto l = dimOf(m, c.lhs);
+    auto r = dimOf(m, c.rhs);
+    auto rel = relationOf(c.relation);
+    // A clause the solver cannot read is ignored: that only proves less.
+    if (l && r && rel) facts.add(*l, *rel, *r);
+  }
+}
+
+static std::vector<WhereClause> whereClauses(Checker& checker, const Module& m,
+                                             const std::vector<ast::Constraint>& where) {
+  std::vector<WhereClause> out;
+  for (const ast::Constraint& c : where) {
+    auto l = checker.dimOf(m, c.lhs);
+    auto r = checker.dimOf(m, c.rhs);
+    auto rel = relationOf(c.relation);
+    if (l && r && rel) out.push_back(WhereClause{*l, *rel, *r, c.span});
+  }
+  return out;
+}
+
+GenericValue Checker::genericValue(const Module& m, const ast::GenericArg& arg,
+                                   const ast::GenericParam& target) {
+  if (target.isPack) {
+    if (auto* lit = ast::as<ast::ShapeLiteralExpr>(arg.expr)) {
+      shape::Shape out;
+      for (const ast::ShapeElement& el : lit->elements) {
+        if (el.isPack()) {
+          const Symbol* s = m.symbolOf(el.pack);
+          if (!s || s->kind != SymbolKind::Generic || !s->generic || !s->generic->isPack)
+            return std::monostate{};
+          out.push_back(packOf(*s->generic));
+        } else {
+          auto d = dimOf(m, el.dim);
+          if (!d) return std::monostate{};
+          out.push_back(*d);
+        }
+      }
+      return out;
+    }
+    return std::monostate{};
+  }
+  if (target.constraint == ast::GenericKind::Dim) {
+    if (arg.expr) {
+      auto d = dimOf(m, arg.expr);
+      if (d) return *d;
+      return std::monostate{};
+    }
+    auto* named = ast::as<ast::NamedTypeNode>(arg.type);
+    if (!named || named->path.size() != 1 || named->hasGenericArgs) return std::monostate{};
+    const Symbol* s = m.symbolOf(named->path[0]);
+    if (!s) return std::monostate{};
+    if (s->kind == SymbolKind::Generic && s->generic && !s->generic->isPack &&
+        s->generic->constraint == ast::GenericKind::Dim)
+      return dimSymbol(*s->generic);
+    if (s->kind == SymbolKind::Item && s->item && s->item->kind == ast::ItemKind::Const) {
+      auto* c = static_cast<const ast::ConstItem*>(s->item);
+      if (!c->type && s->module) {
+        auto d = dimOf(*s->module, c->value);
+        if (d) return *d;
+      }
+    }
+    return std::monostate{};
+  }
+  // A dtype generic.
+  if (auto* scalar = ast::as<ast::ScalarTypeNode>(arg.type)) return DType::of(scalar->scalar);
+  if (auto* named = ast::as<ast::NamedTypeNode>(arg.type)) {
+    if (named->path.size() != 1 || named->hasGenericArgs) return std::monostate{};
+    const Symbol* s = m.symbolOf(named->path[0]);
+    if (s && s->kind == SymbolKind::Generic && s->generic && !s->generic->isPack &&
+        s->generic->constraint != ast::GenericKind::Dim)
+      return DType::ofGeneric(s->generic);
+  }
+  return std::monostate{};
+}
+
+std::shared_ptr<const BlockInstance> Checker::instantiateBlock(const Module& from,
+                                                               const ast::NamedTypeNode& named,
+                                                               const ast::BlockItem& b,
+                                                               const Module& blockModule) {
+  auto instance = std::make_shared<BlockInstance>();
+  instance->module = &blockModule;
+  instance->block = &b;
+  if (named.genericArgs.size() > b.generics.size()) {
+    diagnostics_.emit(DiagnosticKind::WrongGenericCount, named.span, b.name.name,
+                      b.generics.size(), named.genericArgs.size())
+        .label("wrong number of generic arguments")
+        .secondary(b.name.span, "declared here");
+    return nullptr;
+  }
+  for (size_t i = 0; i < b.generics.size(); ++i) {
+    const ast::GenericParam& g = b.generics[i];
+    GenericValue v;
+    if (i < named.genericArgs.size()) {
+      v = genericValue(from, named.genericArgs[i], g);
+    } else if (g.defaultValue) {
+      v = genericValue(blockModule, *g.defaultValue, g);
+    } else {
+      diagnostics_.emit(DiagnosticKind::MissingGenericArgument, named.span, g.name.name,
+                        b.name.name)
+          .label(fmt::format("`{}` needs a value for `{}`", b.name.name, g.name.name))
+          .secondary(g.name.span, "declared here");
+      return nullptr;
+    }
+    if (std::holds_alternative<std::monostate>(v)) return nullptr;
+    shape::SymbolId id = symbolIdOf(g);
+    if (auto* d = std::get_if<shape::DimExpr>(&v)) instance->args.shapes.dims[id] = *d;
+    if (auto* s = std::get_if<shape::Shape>(&v)) instance->args.shapes.packs[id] = *s;
+    if (auto* t = std::get_if<DType>(&v)) {
+      if (!satisfies(*t, g.constraint)) {
+        Span at = i < named.genericArgs.size() ? named.genericArgs[i].span : named.span;
+        diagnostics_.emit(DiagnosticKind::DTypeConstraint, at, t->str(), g.name.name,
+                          ast::genericKindName(g.constraint))
+            .label(fmt::format("`{}` is not {}", t->str(), ast::genericKindName(g.constraint)))
+            .secondary(g.constraintSpan, "constraint declared here");
+        return nullptr;
+      }
+      instance->args.dtypes[&g] = *t;
+    }
+  }
+  return instance;
+}
+
+Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::Facts* facts) {
+  if (!t) return Type::error();
+  switch (t->kind) {
+    case ast::TypeKind::Scalar:
+      return Type::scalar(DType::of(static_cast<const ast::ScalarTypeNode*>(t)->scalar));
+    case ast::TypeKind::Tensor: {
+      auto* tensor = static_cast<const ast::TensorTypeNode*>(t);
+      shape::Shape shape;
+      for (const ast::ShapeElement& el : tensor->shape) {
+        if (el.isPack()) {
+          const Symbol* s = m.symbolOf(el.pack);
+          if (!s || s->kind != SymbolKind::Generic || !s->generic || !s->generic->isPack)
+            return Type::error();
+          shape.push_back(packOf(*s->generic));
+          continue;
+        }
+        auto d = dimOf(m, el.dim);
+        if (!d) return Type::error();
+        if (facts) {
+          checkDivisors(m, el.dim, *facts);
+          if (facts->provablyNegative(*d)) {
+            diagnostics_.emit(DiagnosticKind::NegativeDimension, el.dim->span, ast::printExpr(el.dim))
+                .label(fmt::format("this is `{}`, negative for every allowed binding", d->str()));
+            return Type::error();
+          }
+        }
+        shape.push_back(*d);
+      }
+      Type dtype = resolveType(m, tensor->dtype, facts);
+      if (!dtype.isScalar()) return Type::error();
+      return Type::tensor(std::move(shape), dtype.dtype());
+    }
+    case ast::TypeKind::Tuple: {
+      std::vector<Type> elements;
+      for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements)
+        elements.push_back(resolveType(m, e, facts));
+      return Type::tuple(std::move(elements));
+    }
+    case ast::TypeKind::Optional:
+      return Type::optional(
+          resolveType(m, static_cast<const ast::OptionalTypeNode*>(t)->inner, facts));
+    case ast::TypeKind::Array: {
+      auto* array = static_cast<const ast::ArrayTypeNode*>(t);
+      Type element = resolveType(m, array->element, facts);
+      auto count = dimOf(m, array->count);
+      if (element.kind() != TypeKind::Block || !count) return Type::error();
+      return Type::blockArray(element.blockInstance(), *count);
+    }
+    case ast::TypeKind::Named: {
+      auto* named = static_cast<const ast::NamedTypeNode*>(t);
+      if (named->path.size() == 1) {
+        const Symbol* s = m.symbolOf(named->path[0]);
+        if (!s) return Type::error();
+        if (s->kind == SymbolKind::Generic && s->generic && !s->generic->isPack &&
+            s->generic->constraint != ast::GenericKind::Dim)
+          return Type::scalar(DType::ofGeneric(s->generic));
+      }
+      ResolvedItem item = resolveTypeName(m, *named);
+      if (!item.item || !item.module) return Type::error();
+      if (item.item->kind == ast::ItemKind::Block) {
+        auto instance = instantiateBlock(m, *named, *static_cast<const ast::BlockItem*>(item.item),
+                                         *item.module);
+        if (!instance) return Type::error();
+        return Type::block(std::move(instance));
+      }
+      // Aliases, structs and enums are not typed yet (docs/checker.md).
+      return Type::error();
+    }
+  }
+  return Type::error();
+}
+
+// A dtype generic's default must satisfy its bound (E2112).
+static void checkGenericDefaults(DiagnosticEmitter& diagnostics,
+                                 const std::vector<ast::GenericParam>& generics) {
+  for (const ast::GenericParam& g : generics) {
+    if (g.isPack || g.constraint == ast::GenericKind::Dim || !g.defaultValue) continue;
+    auto* scalar = ast::as<ast::ScalarTypeNode>(g.defaultValue->type);
+    if (!scalar) continue;
+    DType d = DType::of(scalar->scalar);
+    if (satisfies(d, g.constraint)) continue;
+    diagnostics.emit(DiagnosticKind::DTypeConstraint, g.defaultValue->span, d.str(), g.name.name,
+                     ast::genericKindName(g.constraint))
+        .label(fmt::format("`{}` is not {}", d.str(), ast::genericKindName(g.constraint)))
+        .secondary(g.constraintSpan, "constraint declared here");
+  }
+}
+
+const CheckedBlock* Checker::block(const ast::BlockItem& b) {
+  if (const CheckedBlock* done = out_.blockOf(&b)) return done;
+  if (blocksInProgress_.count(&b)) return nullptr;
+  const Module* m = moduleOf(b);
+  if (!m) return nullptr;
+  blocksInProgress_.insert(&b);
+  auto checked = std::make_unique<CheckedBlock>();
+  checked->module = m;
+  checked->item = &b;
+  checkGenericDefaults(diagnostics_, b.generics);
+  addWhere(*m, b.where, checked->facts);
+  // Divisors inside `where` clauses are not required to be positive: the
+  // solver's convention (x / 0 == 0) keeps such facts sound, and the
+  // reference conformance tests accept `where H % N == 0` without `N > 0`.
+  checked->where = whereClauses(*this, *m, b.where);
+  for (const ast::Item* item : b.body) {
+    auto* member = ast::as<ast::MemberItem>(item);
+    if (!member) continue;
+    Type t = resolveType(*m, member->type, &checked->facts);
+    checked->members[member] = t;
+    checkMemberRules(*member, t);
+    // A sub-block's `where` must hold for the arguments it is given (E2206).
+    Type inner = t.kind() == TypeKind::Optional ? t.optionalInner() : t;
+    if (inner.kind() != TypeKind::Block && inner.kind() != TypeKind::BlockArray) continue;
+    const BlockInstance& instance = *inner.blockInstance();
+    const CheckedBlock* sub = block(*instance.block);
+    if (!sub) continue;
+    for (const WhereClause& w : sub->where) {
+      shape::DimExpr l = shape::instantiate(w.lhs, instance.args.shapes);
+      shape::DimExpr r = shape::instantiate(w.rhs, instance.args.shapes);
+      shape::Proof proof = checked->facts.provablyHolds(l, w.relation, r);
+      if (proof) continue;
+      std::string clause = fmt::format("{} {} {}", l.str(), shape::spelling(w.relation), r.str());
+      auto d = diagnostics_.emit(DiagnosticKind::ConstraintUnsatisfied, member->type->span, clause,
+                                 instance.block->name.name);
+      d.label(fmt::format("`{}` requires `{}`", str(instance), clause))
+          .secondary(w.span, "required by this `where` clause");
+      if (!proof.suggestion.empty())
+        d.help(fmt::format("add `{}` to the `where` clause of `{}`", proof.suggestion, b.name.name));
+    }
+  }
+  blocksInProgress_.erase(&b);
+  const CheckedBlock* result = checked.get();
+  out_.blocks_[&b] = std::move(checked);
+  return result;
+}
+
+// What a member may be (spec chapter 9): `state` is never optional, only an
+// optional `sub` or `param` may be `= none` and nothing else has a value in
+// source, a sub-block array is never optional.
+void Checker::checkMemberRules(const ast::MemberItem& member, const Type& t) {
+  std::string_view kind = ast::memberKindKeyword(member.member);
+  bool optional = member.type && member.type->kind == ast::TypeKind::Optional;
+  if (member.member == ast::MemberKind::State && optional) {
+    diagnostics_.emit(DiagnosticKind::InvalidMemberType, member.type->span, kind, member.name.name)
+        .label("`state` cannot be optional")
+        .help("state starts at zeros and always exists; drop the `?`");
+    return;
+  }
+  if (t.kind() == TypeKind::Optional && t.optionalInner().kind() == TypeKind::BlockArray) {
+    diagnostics_.emit(DiagnosticKind::InvalidMemberType, member.type->span, kind, member.name.name)
+        .label("a sub-block array cannot be optional");
+    return;
+  }
+  if (!member.initializer) return;
+  bool isNone = ast::isa<ast::NoneLiteralExpr>(member.initializer);
+  if (member.member == ast::MemberKind::Param && !isNone) {
+    diagnostics_.emit(DiagnosticKind::ParamPayload, member.initializer->span, member.name.name)
+        .label("weights come from the checkpoint, not from source")
+        .help("remove the value; only an optional param may be `= none`");
+    return;
+  }
+  if (isNone && !optional &&
+      (member.member == ast::MemberKind::Sub || member.member == ast::MemberKind::Param)) {
+    diagnostics_.emit(DiagnosticKind::InvalidMemberType, member.initializer->span, kind, member.name.name)
+        .label("`= none` needs an optional type")
+        .help("make the type optional with `?`, or remove `= none`");
+  }
+}
+
+const Signature* Checker::signature(const ast::FunctionItem& f) {
+  if (const Signature* done = out_.signatureOf(&f)) return done;
+  if (signaturesInProgress_.count(&f)) return nullptr;
+  const Module* m = moduleOf(f);
+  if (!m) return nullptr;
+  signaturesInProgress_.insert(&f);
+  auto sig = std::make_unique<Signature>();
+  sig->module = m;
+  sig->item = &f;
+  sig->owner = ownerOf(f);
+  if (sig->owner) {
+    for (const ast::GenericParam& g : sig->owner->generics) sig->generics.push_back(&g);
+    if (const CheckedBlock* b = block(*sig->owner)) sig->facts = b->facts;
+  }
+  for (const ast::GenericParam& g : f.generics) sig->generics.push_back(&g);
+  checkGenericDefaults(diagnostics_, f.generics);
+  addWhere(*m, f.where, sig->facts);
+  sig->where = whereClauses(*this, *m, f.where);  // divisors: see block()
+  for (const ast::Param& p : f.params) {
+    Type t = resolveType(*m, p.type, &sig->facts);
+    if (containsError(t)) sig->complete = false;
+    sig->params.push_back(std::move(t));
+  }
+  if (f.returnType) {
+    sig->result = resolveType(*m, f.returnType, &sig->facts);
+    if (containsError(sig->result)) sig->complete = false;
+  } else if (f.function == ast::FunctionKind::Kernel) {
+    sig->result = Type::error();  // kernels are not typed yet
+    sig->complete = false;
+  } else {
+    sig->result = Type::unit();
+  }
+  signaturesInProgress_.erase(&f);
+  const Signature* result = sig.get();
+  out_.signatures_[&f] = std::move(sig);
+  return result;
+}
+
+}  // namespace linnet::check

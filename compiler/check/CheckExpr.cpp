@@ -1,0 +1,677 @@
+// Expressions (spec chapter 5): literals with contextual typing, names,
+// unary and binary operators without implicit dtype promotion and with
+// provable right-aligned broadcasting, `if`, `match` on optionals, tuples,
+// `some`/`none`, member access on sub-blocks. Calls are in CheckCall.cpp,
+// indexing in CheckIndex.cpp. Each expression's type is recorded.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTPrinter.h"
+
+namespace linnet::check {
+
+const shape::Facts& Checker::facts() const {
+  return scope_ && scope_->signature ? scope_->signature->facts : emptyFacts_;
+}
+
+Type Checker::record(const ast::Expr* e, Type t) {
+  if (scope_ && scope_->out) scope_->out->exprTypes[e] = t;
+  return t;
+}
+
+bool Checker::sameShape(const shape::Shape& a, const shape::Shape& b) const {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    auto* pa = std::get_if<shape::Pack>(&a[i]);
+    auto* pb = std::get_if<shape::Pack>(&b[i]);
+    if (pa || pb) {
+      if (!pa || !pb || pa->id != pb->id) return false;
+      continue;
+    }
+    if (!facts().provablyEqual(std::get<shape::DimExpr>(a[i]), std::get<shape::DimExpr>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+bool Checker::sameType(const Type& a, const Type& b) const {
+  if (containsError(a) || containsError(b)) return true;
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case TypeKind::Tensor: return a.dtype() == b.dtype() && sameShape(a.shape(), b.shape());
+    case TypeKind::Tuple:
+      if (a.elements().size() != b.elements().size()) return false;
+      for (size_t i = 0; i < a.elements().size(); ++i)
+        if (!sameType(a.elements()[i], b.elements()[i])) return false;
+      return true;
+    case TypeKind::Optional: return sameType(a.optionalInner(), b.optionalInner());
+    case TypeKind::Error:
+    case TypeKind::Unit:
+    case TypeKind::IntLiteral:
+    case TypeKind::FloatLiteral:
+    case TypeKind::CompileInt:
+    case TypeKind::None:
+    case TypeKind::Block:
+    case TypeKind::BlockArray:
+    case TypeKind::Function:
+    case TypeKind::Module:
+      // Not compared yet: never a false error.
+      return true;
+  }
+  return true;
+}
+
+static std::optional<int64_t> maxOf(ast::ScalarType s) {
+  using S = ast::ScalarType;
+  switch (s) {
+    case S::I8: return 127;
+    case S::I16: return 32767;
+    case S::I32: return std::numeric_limits<int32_t>::max();
+    case S::U8: return 255;
+    case S::U16: return 65535;
+    case S::U32: return std::numeric_limits<uint32_t>::max();
+    case S::I64:
+    case S::U64:
+    case S::Bool:
+    case S::F16:
+    case S::BF16:
+    case S::F32:
+    case S::F64:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool Checker::literalFits(const Type& literal, const DType& d, const ast::Expr* e, Span span) {
+  switch (literal.kind()) {
+    case TypeKind::FloatLiteral:
+      if (isFloat(d)) return true;
+      diagnostics_.emit(DiagnosticKind::FloatLiteralDType, span, d.str())
+          .label(fmt::format("this is a float, the context needs `{}`", d.str()))
+          .help(isInteger(d) ? "write an integer, or `cast` the other operand"
+                             : "write an explicit `cast`");
+      return false;
+    case TypeKind::IntLiteral:
+    case TypeKind::CompileInt: {
+      if (isNumeric(d)) {
+        if (literal.kind() == TypeKind::IntLiteral && !d.isGeneric()) {
+          auto max = maxOf(d.scalar);
+          // One past the maximum is allowed for signed types: `-128` is an
+          // i8, and the checker does not track the negation here.
+          int64_t limit = max ? (isSigned(d.scalar) ? *max + 1 : *max) : 0;
+          if (max && literal.intValue() > limit) {
+            diagnostics_.emit(DiagnosticKind::LiteralOutOfRange, span,
+                              std::to_string(literal.intValue()), d.str())
+                .label(fmt::format("the largest `{}` is {}", d.str(), *max));
+            return false;
+          }
+        }
+        return true;
+      }
+      diagnostics_.emit(DiagnosticKind::IntegerDType, span, d.str())
+          .label(fmt::format("this is an integer, the context needs `{}`", d.str()))
+          .help(isBool(d) ? "write `true` or `false`" : "write an explicit `cast`");
+      return false;
+    }
+    case TypeKind::Error:
+    case TypeKind::Unit:
+    case TypeKind::Tensor:
+    case TypeKind::None:
+    case TypeKind::Tuple:
+    case TypeKind::Optional:
+    case TypeKind::Block:
+    case TypeKind::BlockArray:
+    case TypeKind::Function:
+    case TypeKind::Module:
+      return true;
+  }
+  return true;
+}
+
+Type Checker::concretize(const Type& t) {
+  switch (t.kind()) {
+    case TypeKind::IntLiteral: return Type::scalar(DType::of(ast::ScalarType::I64));
+    case TypeKind::FloatLiteral: return Type::scalar(DType::of(ast::ScalarType::F64));
+    case TypeKind::Tuple: {
+      std::vector<Type> elements;
+      for (const Type& e : t.elements()) elements.push_back(concretize(e));
+      return Type::tuple(std::move(elements));
+    }
+    case TypeKind::Error:
+    case TypeKind::Unit:
+    case TypeKind::Tensor:
+    case TypeKind::CompileInt:
+    case TypeKind::None:
+    case TypeKind::Optional:
+    case TypeKind::Block:
+    case TypeKind::BlockArray:
+    case TypeKind::Function:
+    case TypeKind::Module:
+      return t;
+  }
+  return t;
+}
+
+bool Checker::requireType(const Type& actual, const Type& expected, Span span, Span declSpan,
+                          std::string_view declLabel, const ast::Expr* valueExpr) {
+  if (containsError(actual) || containsError(expected)) return true;
+  auto mismatch = [&](DiagnosticKind kind, std::string label) {
+    auto d = diagnostics_.emit(kind, span, str(expected), str(actual));
+    d.label(std::move(label));
+    if (declSpan.valid()) d.secondary(declSpan, std::string(declLabel));
+    return false;
+  };
+  if (expected.kind() == TypeKind::Optional) {
+    if (actual.kind() == TypeKind::None) return true;
+    if (actual.kind() == TypeKind::Optional)
+      return requireType(actual.optionalInner(), expected.optionalInner(), span, declSpan,
+                         declLabel, nullptr);
+    if (sameType(actual, expected.optionalInner()) && actual.kind() == TypeKind::Tensor) {
+      auto d = diagnostics_.emit(DiagnosticKind::TypeMismatch, span, str(expected), str(actual));
+      d.label("a plain value where an optional is expected");
+      if (declSpan.valid()) d.secondary(declSpan, std::string(declLabel));
+      d.help("wrap it: `some(...)`");
+      return false;
+    }
+    return mismatch(DiagnosticKind::TypeMismatch, fmt::format("expected `{}`", str(expected)));
+  }
+  if (actual.kind() == TypeKind::None) {
+    diagnostics_.emit(DiagnosticKind::NoneWithoutOptional, span, str(expected))
+        .label("`none` needs an optional type")
+        .secondary(declSpan, std::string(declLabel));
+    return false;
+  }
+  if (expected.kind() == TypeKind::Tensor && actual.isUntypedNumber()) {
+    if (!expected.isScalar())
+      return mismatch(DiagnosticKind::TypeMismatch,
+                      fmt::format("a scalar number where `{}` is expected", str(expected)));
+    return literalFits(actual, expected.dtype(), valueExpr, span);
+  }
+  if (expected.kind() == TypeKind::Tensor && actual.kind() == TypeKind::Tensor) {
+    bool shapes = sameShape(actual.shape(), expected.shape());
+    if (!shapes) {
+      auto d = diagnostics_.emit(DiagnosticKind::ShapeMismatch, span, str(expected), str(actual));
+      d.label(fmt::format("this is `{}`", str(actual)));
+      if (declSpan.valid()) d.secondary(declSpan, std::string(declLabel));
+      // The first axis pair that is not provably equal, and the clause that
+      // would make it so when the solver has one.
+      const shape::Shape& a = actual.shape();
+      const shape::Shape& x = expected.shape();
+      for (size_t i = 0; a.size() == x.size() && i < a.size(); ++i) {
+        auto* ad = std::get_if<shape::DimExpr>(&a[i]);
+        auto* xd = std::get_if<shape::DimExpr>(&x[i]);
+        if (!ad || !xd) continue;
+        shape::Proof p = facts().provablyEqual(*ad, *xd);
+        if (p) continue;
+        d.note(fmt::format("axis {}: `{}` is not provably equal to `{}`", i, ad->str(), xd->str()));
+        // Suggesting the equality itself (`3 * H == H`) would mislead: a
+        // shape mismatch is fixed in the code. Divisibility or positivity
+        // clauses are real missing facts.
+        bool justTheEquality = p.suggestion == fmt::format("{} == {}", ad->str(), xd->str()) ||
+                               p.suggestion == fmt::format("{} == {}", xd->str(), ad->str());
+        if (!p.suggestion.empty() && !justTheEquality)
+          d.help(fmt::format("add `where {}`", p.suggestion));
+        break;
+      }
+      return false;
+    }
+    if (!(actual.dtype() == expected.dtype()))
+      return mismatch(DiagnosticKind::TypeMismatch,
+                      fmt::format("this has dtype `{}`", actual.dtype().str()));
+    return true;
+  }
+  if (expected.kind() == TypeKind::Tuple && actual.kind() == TypeKind::Tuple &&
+      expected.elements().size() == actual.elements().size()) {
+    // Report the first element that differs, with the whole types in the message.
+    for (size_t i = 0; i < expected.elements().size(); ++i) {
+      const Type& a = actual.elements()[i];
+      const Type& x = expected.elements()[i];
+      if (a.isUntypedNumber() && x.isScalar()) {
+        if (!literalFits(a, x.dtype(), nullptr, span)) return false;
+        continue;
+      }
+      if (!sameType(a, x)) {
+        bool shapeOnly = a.isTensor() && x.isTensor() && a.dtype() == x.dtype();
+        return mismatch(shapeOnly ? DiagnosticKind::ShapeMismatch : DiagnosticKind::TypeMismatch,
+                        fmt::format("element {} is `{}`, expected `{}`", i, str(a), str(x)));
+      }
+    }
+    return true;
+  }
+  if (expected.kind() == TypeKind::Unit || actual.kind() == TypeKind::Unit ||
+      expected.kind() != actual.kind())
+    return mismatch(DiagnosticKind::TypeMismatch, fmt::format("this is `{}`", str(actual)));
+  if (!sameType(actual, expected))
+    return mismatch(DiagnosticKind::TypeMismatch, fmt::format("this is `{}`", str(actual)));
+  return true;
+}
+
+Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
+  if (!e) return Type::error();
+  switch (e->kind) {
+    case ast::ExprKind::IntLiteral:
+      return record(e, Type::intLiteral(
+                           static_cast<int64_t>(static_cast<const ast::IntLiteralExpr*>(e)->value)));
+    case ast::ExprKind::FloatLiteral: return record(e, Type::floatLiteral());
+    case ast::ExprKind::StringLiteral: return record(e, Type::error());  // no string type
+    case ast::ExprKind::BoolLiteral: return record(e, Type::scalar(DType::of(ast::ScalarType::Bool)));
+    case ast::ExprKind::NoneLiteral:
+      if (expected && expected->kind() == TypeKind::Optional) return record(e, *expected);
+      return record(e, Type::none());
+    case ast::ExprKind::Name: return record(e, checkName(static_cast<const ast::NameExpr*>(e)));
+    case ast::ExprKind::Some: {
+      const Type* inner = expected && expected->kind() == TypeKind::Optional
+                              ? &expected->optionalInner() : nullptr;
+      Type t = checkExpr(static_cast<const ast::SomeExpr*>(e)->value, inner);
+      if (t.isError()) return record(e, t);
+      return record(e, Type::optional(t.isUntypedNumber() && inner ? *inner : t));
+    }
+    case ast::ExprKind::Unary: return record(e, checkUnary(static_cast<const ast::UnaryExpr*>(e)));
+    case ast::ExprKind::Binary:
+      return record(e, checkBinary(static_cast<const ast::BinaryExpr*>(e)));
+    case ast::ExprKind::Call: return record(e, checkCall(static_cast<const ast::CallExpr*>(e)));
+    case ast::ExprKind::Index:
+      if (notation_) return record(e, checkAccess(static_cast<const ast::IndexExpr*>(e)));
+      return record(e, checkIndex(static_cast<const ast::IndexExpr*>(e)));
+    case ast::ExprKind::Member:
+      return record(e, checkMember(static_cast<const ast::MemberExpr*>(e)));
+    case ast::ExprKind::Tuple: {
+      std::vector<Type> elements;
+      auto* tuple = static_cast<const ast::TupleExpr*>(e);
+      for (size_t i = 0; i < tuple->elements.size(); ++i) {
+        const Type* x = expected && expected->kind() == TypeKind::Tuple &&
+                                expected->elements().size() == tuple->elements.size()
+                            ? &expected->elements()[i] : nullptr;
+        elements.push_back(checkExpr(tuple->elements[i], x));
+      }
+      return record(e, Type::tuple(std::move(elements)));
+    }
+    case ast::ExprKind::Paren:
+      return record(e, checkExpr(static_cast<const ast::ParenExpr*>(e)->inner, expected));
+    case ast::ExprKind::If: return record(e, checkIf(static_cast<const ast::IfExpr*>(e), expected));
+    case ast::ExprKind::Match:
+      return record(e, checkMatch(static_cast<const ast::MatchExpr*>(e), expected));
+    case ast::ExprKind::ShapeLiteral:
+      // Meaningful only as an argument of a shape primitive (CheckPrelude.cpp).
+      return record(e, Type::error());
+    case ast::ExprKind::Reduction:
+      return record(e, checkReduction(static_cast<const ast::ReductionExpr*>(e)));
+    case ast::ExprKind::ForScan:
+      // Scans: not checked yet.
+      return record(e, Type::error());
+  }
+  return Type::error();
+}
+
+Type Checker::checkName(const ast::NameExpr* e) {
+  const Symbol* s = module().symbolOf(e->name);
+  if (!s) return Type::error();
+  switch (s->kind) {
+    case SymbolKind::Param: {
+      const Signature* sig = scope_->signature;
+      const auto& params = sig->item->params;
+      for (size_t i = 0; i < params.size(); ++i)
+        if (&params[i] == s->param) return sig->params[i];
+      return Type::error();
+    }
+    case SymbolKind::Local: {
+      auto it = scope_->locals.find(keyOf(s->declSpan));
+      return it == scope_->locals.end() ? Type::error() : it->second.type;
+    }
+    case SymbolKind::Generic:
+      if (s->generic && !s->generic->isPack && s->generic->constraint == ast::GenericKind::Dim)
+        return Type::compileInt(dimSymbol(*s->generic));
+      return Type::error();
+    case SymbolKind::Member: {
+      auto* member = ast::as<ast::MemberItem>(s->item);
+      const ast::BlockItem* owner = member ? ownerOf(*member) : nullptr;
+      const CheckedBlock* b = owner ? block(*owner) : nullptr;
+      if (!b) return Type::error();
+      auto it = b->members.find(member);
+      return it == b->members.end() ? Type::error() : it->second;
+    }
+    case SymbolKind::Item: {
+      if (!s->item || !s->module) return Type::error();
+      if (auto* c = ast::as<ast::ConstItem>(s->item)) {
+        if (c->type) {
+          Type t = resolveType(*s->module, c->type, nullptr);
+          return t.isScalar() ? t : Type::error();
+        }
+        if (auto d = dimOf(*s->module, c->value)) return Type::compileInt(*d);
+        if (ast::isa<ast::FloatLiteralExpr>(c->value)) return Type::floatLiteral();
+        return Type::error();
+      }
+      if (auto* f = ast::as<ast::FunctionItem>(s->item)) {
+        if (f->function == ast::FunctionKind::Kernel) return Type::error();
+        return Type::function(s->module, f, nullptr);
+      }
+      return Type::error();  // blocks, structs, enums, aliases as values: not typed yet
+    }
+    case SymbolKind::Module: return s->module ? Type::module(s->module) : Type::error();
+    case SymbolKind::Prelude: return Type::prelude(std::string(s->name));
+    case SymbolKind::IndexVariable:
+    case SymbolKind::GradName:
+    case SymbolKind::KernelResult:
+    case SymbolKind::KernelBuiltin:
+    case SymbolKind::EnumVariant:
+    case SymbolKind::Unresolved:
+      return Type::error();
+  }
+  return Type::error();
+}
+
+Type Checker::checkUnary(const ast::UnaryExpr* e) {
+  Type t = checkExpr(e->operand);
+  if (t.isError()) return t;
+  switch (e->op) {
+    case ast::UnaryOp::Not:
+      if (t.isScalarBool()) return t;
+      diagnostics_.emit(DiagnosticKind::LogicalNotBool, e->operand->span, "!", str(t))
+          .label(fmt::format("this is `{}`", str(t)))
+          .help("`!` negates a scalar `bool`; for a bool tensor write `mask ^ true`");
+      return Type::error();
+    case ast::UnaryOp::Negate:
+    case ast::UnaryOp::Plus: {
+      if (t.kind() == TypeKind::IntLiteral)
+        return e->op == ast::UnaryOp::Negate ? Type::compileInt(-t.compileValue()) : t;
+      if (t.kind() == TypeKind::CompileInt)
+        return e->op == ast::UnaryOp::Negate ? Type::compileInt(-t.compileValue()) : t;
+      if (t.kind() == TypeKind::FloatLiteral) return t;
+      if (t.isTensor() && isNumeric(t.dtype())) return t;
+      diagnostics_.emit(DiagnosticKind::InvalidOperand, e->operand->span,
+                        ast::unaryOpSpelling(e->op), str(t))
+          .label(fmt::format("this is `{}`", str(t)));
+      return Type::error();
+    }
+  }
+  return Type::error();
+}
+
+Type Checker::elementwise(const Type& l, const Type& r, Span span, Span lSpan, Span rSpan,
+                          std::string_view what) {
+  if (l.isError() || r.isError()) return Type::error();
+  if (l.isUntypedNumber() && r.isUntypedNumber()) {
+    if (l.kind() == TypeKind::FloatLiteral || r.kind() == TypeKind::FloatLiteral)
+      return Type::floatLiteral();
+    return Type::error();  // compile-time arithmetic is folded by the callers
+  }
+  if (l.isUntypedNumber()) {
+    if (!r.isTensor()) return Type::error();
+    return literalFits(l, r.dtype(), nullptr, lSpan) ? r : Type::error();
+  }
+  if (r.isUntypedNumber()) {
+    if (!l.isTensor()) return Type::error();
+    return literalFits(r, l.dtype(), nullptr, rSpan) ? l : Type::error();
+  }
+  if (!l.isTensor() || !r.isTensor()) return Type::error();
+  if (!(l.dtype() == r.dtype())) {
+    diagnostics_.emit(DiagnosticKind::DTypeMismatch, span, what)
+        .label(fmt::format("`{}` and `{}`", l.dtype().str(), r.dtype().str()))
+        .note(fmt::format("left operand has dtype `{}`", l.dtype().str()))
+        .note(fmt::format("right operand has dtype `{}`", r.dtype().str()))
+        .help("Linnet does not implicitly promote tensor dtypes; use an explicit `cast`");
+    return Type::error();
+  }
+  shape::BroadcastResult b = facts().broadcastCompatible(l.shape(), r.shape());
+  if (!b.compatible) {
+    auto d = diagnostics_.emit(DiagnosticKind::UnprovenBroadcast, span, str(l), str(r));
+    d.label("these shapes may not broadcast")
+        .note(fmt::format("left operand is `{}`", str(l)))
+        .note(fmt::format("right operand is `{}`", str(r)));
+    if (!b.reason.empty()) d.note(b.reason);
+    if (!b.suggestion.empty()) d.help(fmt::format("add `where {}`", b.suggestion));
+    else d.help("axes broadcast when they are provably equal or one of them is `1`; use `reshape` or `broadcast_to`");
+    return Type::error();
+  }
+  return l.withShape(b.shape);
+}
+
+static bool isArithmetic(ast::BinaryOp op) {
+  return op == ast::BinaryOp::Add || op == ast::BinaryOp::Sub || op == ast::BinaryOp::Mul ||
+         op == ast::BinaryOp::Div || op == ast::BinaryOp::Rem;
+}
+static bool isOrdering(ast::BinaryOp op) {
+  return op == ast::BinaryOp::Lt || op == ast::BinaryOp::Le || op == ast::BinaryOp::Gt ||
+         op == ast::BinaryOp::Ge;
+}
+static bool isBitwise(ast::BinaryOp op) {
+  return op == ast::BinaryOp::BitAnd || op == ast::BinaryOp::BitOr || op == ast::BinaryOp::BitXor;
+}
+
+static bool isOperand(const Type& t) { return t.isTensor() || t.isUntypedNumber(); }
+
+Type Checker::checkBinary(const ast::BinaryExpr* e) {
+  Type l = checkExpr(e->lhs);
+  Type r = checkExpr(e->rhs);
+  std::string_view op = ast::binaryOpSpelling(e->op);
+  if (e->op == ast::BinaryOp::And || e->op == ast::BinaryOp::Or) {
+    bool ok = true;
+    for (auto [t, x] : {std::pair{&l, e->lhs}, std::pair{&r, e->rhs}}) {
+      if (t->isError() || t->isScalarBool()) continue;
+      ok = false;
+      auto d = diagnostics_.emit(DiagnosticKind::LogicalNotBool, x->span, op, str(*t));
+      d.label(fmt::format("this is `{}`", str(*t)));
+      if (t->isTensor() && isBool(t->dtype()))
+        d.help(fmt::format("for bool tensors use `{}`", e->op == ast::BinaryOp::And ? "&" : "|"));
+    }
+    if (!ok || l.isError() || r.isError()) return Type::error();
+    return l;
+  }
+  if (l.isError() || r.isError()) return Type::error();
+  for (auto [t, x] : {std::pair{&l, e->lhs}, std::pair{&r, e->rhs}}) {
+    if (isOperand(*t)) continue;
+    diagnostics_.emit(DiagnosticKind::InvalidOperand, x->span, op, str(*t))
+        .label(fmt::format("this is `{}`", str(*t)));
+    return Type::error();
+  }
+  // Two compile-time integers fold to a compile-time integer.
+  if ((l.kind() == TypeKind::CompileInt || l.kind() == TypeKind::IntLiteral) &&
+      (r.kind() == TypeKind::CompileInt || r.kind() == TypeKind::IntLiteral)) {
+    if (isArithmetic(e->op)) {
+      if (l.kind() == TypeKind::IntLiteral && r.kind() == TypeKind::IntLiteral) {
+        auto v = dimOf(module(), e);
+        auto c = v ? v->constantValue() : std::nullopt;
+        return c && *c >= 0 ? Type::intLiteral(*c) : Type::compileInt(v ? *v : shape::DimExpr());
+      }
+      auto v = dimOf(module(), e);
+      return Type::compileInt(v ? *v : shape::DimExpr());
+    }
+    if (isBitwise(e->op)) return Type::error();  // compile-time bit operations: not typed yet
+    return Type::scalar(DType::of(ast::ScalarType::Bool));
+  }
+  Type joined = elementwise(l, r, e->span, e->lhs->span, e->rhs->span,
+                            fmt::format("operands of `{}`", op));
+  if (joined.isError()) return joined;
+  if (joined.isUntypedNumber()) {
+    if (isArithmetic(e->op)) return joined;
+    if (isBitwise(e->op)) return Type::error();
+    return Type::scalar(DType::of(ast::ScalarType::Bool));
+  }
+  const DType& d = joined.dtype();
+  bool valid = true;
+  std::string help;
+  if (isArithmetic(e->op) || isOrdering(e->op)) {
+    valid = isNumeric(d);
+    if (!valid && d.isGeneric())
+      help = fmt::format("`{}` may be any dtype; constrain it with `{}: Numeric`", d.str(), d.str());
+  } else if (isBitwise(e->op)) {
+    valid = isInteger(d) || isBool(d);
+    if (!valid && d.isGeneric())
+      help = fmt::format("`{}` may be a float dtype; bitwise operators need `{}: Integer`", d.str(),
+                         d.str());
+  }
+  if (!valid) {
+    auto diag = diagnostics_.emit(DiagnosticKind::InvalidOperand, e->opSpan, op, str(joined));
+    diag.label(fmt::format("`{}` is not defined for dtype `{}`", op, d.str()));
+    if (!help.empty()) diag.help(help);
+    return Type::error();
+  }
+  if (isArithmetic(e->op) || isBitwise(e->op)) return joined;
+  return joined.withDType(DType::of(ast::ScalarType::Bool));
+}
+
+Type Checker::checkIf(const ast::IfExpr* e, const Type* expected) {
+  Type c = checkExpr(e->condition);
+  if (!c.isError() && !c.isScalarBool()) {
+    diagnostics_.emit(DiagnosticKind::ConditionNotBool, e->condition->span, str(c))
+        .label(fmt::format("this is `{}`", str(c)))
+        .help(c.isTensor() && isBool(c.dtype()) ? "for an elementwise choice use `select(cond, a, b)`"
+                                                : "compare it to get a `bool`");
+  }
+  Type a = checkExpr(e->thenValue, expected);
+  Type b = checkExpr(e->elseValue, expected);
+  if (a.isError() || b.isError()) return Type::error();
+  std::optional<Type> joined = joinBranches(a, b, e->elseValue->span);
+  if (!joined) {
+    diagnostics_.emit(DiagnosticKind::BranchMismatch, e->span, str(a), str(b))
+        .label("the branches differ")
+        .note(fmt::format("the `then` branch is `{}`", str(a)))
+        .note(fmt::format("the `else` branch is `{}`", str(b)))
+        .help("both branches must have the same type, shape and dtype");
+    return Type::error();
+  }
+  return *joined;
+}
+
+std::optional<Type> Checker::joinBranches(const Type& a, const Type& b, Span bSpan) {
+  if (a.isError() || b.isError()) return Type::error();
+  if (a.isUntypedNumber() && b.isUntypedNumber()) {
+    if (a.kind() == TypeKind::FloatLiteral || b.kind() == TypeKind::FloatLiteral)
+      return Type::floatLiteral();
+    if (a.kind() == TypeKind::CompileInt && b.kind() == TypeKind::CompileInt &&
+        facts().provablyEqual(a.compileValue(), b.compileValue()))
+      return a;
+    return Type::intLiteral(0);  // an untyped integer whose value is not known
+  }
+  if (a.isUntypedNumber() && b.isScalar())
+    return literalFits(a, b.dtype(), nullptr, bSpan) ? std::optional<Type>(b) : Type::error();
+  if (b.isUntypedNumber() && a.isScalar())
+    return literalFits(b, a.dtype(), nullptr, bSpan) ? std::optional<Type>(a) : Type::error();
+  if (a.kind() == TypeKind::None && b.kind() == TypeKind::Optional) return b;
+  if (b.kind() == TypeKind::None && a.kind() == TypeKind::Optional) return a;
+  if (a.kind() == TypeKind::None && b.kind() == TypeKind::None) return a;
+  if (a.kind() != b.kind() || !sameType(a, b)) return std::nullopt;
+  return a;
+}
+
+Type Checker::checkMatch(const ast::MatchExpr* e, const Type* expected) {
+  Type s = checkExpr(e->scrutinee);
+  // Only matches on optionals are typed; enums come later.
+  bool optional = s.kind() == TypeKind::Optional;
+  bool sawSome = false, sawNone = false, sawCatchAll = false;
+  std::optional<Type> result;
+  bool error = !optional;
+  for (const ast::MatchArm& arm : e->arms) {
+    const ast::Pattern* p = arm.pattern;
+    if (optional && p) {
+      switch (p->kind) {
+        case ast::PatternKind::Some:
+          sawSome = true;
+          if (p->inner) bindPattern(p->inner, s.optionalInner(), false);
+          break;
+        case ast::PatternKind::None: sawNone = true; break;
+        case ast::PatternKind::Binding:
+          sawCatchAll = true;
+          bindPattern(p, s, false);
+          break;
+        case ast::PatternKind::Tuple: error = true; break;
+      }
+    }
+    Type t = checkExpr(arm.value, expected);
+    if (t.isError() || error) {
+      error = true;
+      continue;
+    }
+    if (!result) {
+      result = t;
+      continue;
+    }
+    std::optional<Type> joined = joinBranches(*result, t, arm.value->span);
+    if (!joined) {
+      diagnostics_.emit(DiagnosticKind::BranchMismatch, arm.value->span, str(*result), str(t))
+          .label(fmt::format("this arm is `{}`", str(t)))
+          .secondary(e->arms.front().value->span, fmt::format("the first arm is `{}`", str(*result)));
+      error = true;
+      continue;
+    }
+    if (joined->isError()) error = true;
+    result = *joined;
+  }
+  if (optional && !sawCatchAll && (!sawSome || !sawNone)) {
+    diagnostics_.emit(DiagnosticKind::NonExhaustiveMatch, e->scrutinee->span, str(s),
+                      sawSome ? "none" : "some(_)")
+        .label(fmt::format("`{}` is not covered", sawSome ? "none" : "some(_)"))
+        .help(fmt::format("add an arm `{} => ...`", sawSome ? "none" : "some(value)"));
+    return Type::error();
+  }
+  if (error || !result) return Type::error();
+  return *result;
+}
+
+Type Checker::memberOfBlock(const BlockInstance& instance, const ast::Ident& member, Span span,
+                            bool callee) {
+  for (const ast::Item* item : instance.block->body) {
+    if (item->name.name != member.name) continue;
+    if (auto* f = ast::as<ast::FunctionItem>(item)) {
+      if (f->function == ast::FunctionKind::Kernel) return Type::error();
+      return Type::function(instance.module, f,
+                            std::make_shared<BlockInstance>(instance));
+    }
+    if (auto* m = ast::as<ast::MemberItem>(item)) {
+      const CheckedBlock* b = block(*instance.block);
+      if (!b) return Type::error();
+      auto it = b->members.find(m);
+      if (it == b->members.end()) return Type::error();
+      return instantiate(it->second, instance.args);
+    }
+    return Type::error();
+  }
+  diagnostics_.emit(DiagnosticKind::UnknownMember, member.span, str(instance), member.name)
+      .label(callee ? "no such method" : "no such member")
+      .secondary(instance.block->name.span, fmt::format("`{}` is declared here", instance.block->name.name));
+  return Type::error();
+}
+
+Type Checker::checkMember(const ast::MemberExpr* e) {
+  Type base = checkExpr(e->base);
+  switch (base.kind()) {
+    case TypeKind::Error: return base;
+    case TypeKind::Block: return memberOfBlock(*base.blockInstance(), e->member, e->span, false);
+    case TypeKind::Module: {
+      const Symbol* s = module().symbolOf(e->member);
+      if (!s || s->kind != SymbolKind::Item || !s->item || !s->module) return Type::error();
+      if (auto* c = ast::as<ast::ConstItem>(s->item)) {
+        if (c->type) {
+          Type t = resolveType(*s->module, c->type, nullptr);
+          return t.isScalar() ? t : Type::error();
+        }
+        if (auto d = dimOf(*s->module, c->value)) return Type::compileInt(*d);
+        return Type::error();
+      }
+      if (auto* f = ast::as<ast::FunctionItem>(s->item)) {
+        if (f->function == ast::FunctionKind::Kernel) return Type::error();
+        return Type::function(s->module, f, nullptr);
+      }
+      return Type::error();
+    }
+    case TypeKind::Tensor:
+    case TypeKind::IntLiteral:
+    case TypeKind::FloatLiteral:
+    case TypeKind::CompileInt:
+    case TypeKind::Tuple:
+    case TypeKind::Optional:
+    case TypeKind::BlockArray:
+      diagnostics_.emit(DiagnosticKind::UnknownMember, e->member.span, str(base), e->member.name)
+          .label(fmt::format("`{}` has no members", str(base)));
+      return Type::error();
+    case TypeKind::Unit:
+    case TypeKind::None:
+    case TypeKind::Function:
+      return Type::error();
+  }
+  return Type::error();
+}
+
+}  // namespace linnet::check

@@ -1,0 +1,184 @@
+// Indexing and slicing outside index notation (spec §5.8): `layers[0]` on a
+// block array, and on tensors (components address the leading axes, or the
+// trailing ones after `...`; unaddressed axes are kept) integer indices (compile-time ones provably in
+// range, runtime integer scalars read a position), slices with compile-time
+// non-negative bounds and a positive constant step, and one `...`. An access
+// that needs index notation (index variables, `*pack` components, tensor
+// indices) is not checked here and yields Error silently.
+#include <fmt/format.h>
+
+#include "compiler/check/CheckerImpl.h"
+
+namespace linnet::check {
+
+namespace {
+
+bool isCompileInt(const Type& t) {
+  return t.kind() == TypeKind::CompileInt || t.kind() == TypeKind::IntLiteral;
+}
+
+}  // namespace
+
+Type Checker::checkIndex(const ast::IndexExpr* e) {
+  Type base = checkExpr(e->base);
+  if (base.kind() == TypeKind::BlockArray) {
+    if (e->components.size() != 1 || e->components[0].kind != ast::IndexComponentKind::Expr)
+      return Type::error();
+    const ast::Expr* index = e->components[0].value;
+    Type t = checkExpr(index);
+    auto value = dimOf(module(), index);
+    if (t.isError()) return t;
+    if (!isCompileInt(t) || !value) {
+      diagnostics_.emit(DiagnosticKind::NotCompileTime, index->span, str(t))
+          .label("a block array is indexed by a compile-time integer")
+          .help("iterate over it with `static for`");
+      return Type::error();
+    }
+    shape::Proof inRange = facts().provablyLess(*value, base.arrayCount());
+    shape::Proof nonNegative = facts().provablyNonNegative(*value);
+    if (!inRange || !nonNegative) {
+      auto d = diagnostics_.emit(DiagnosticKind::IndexOutOfRange, index->span, value->str(),
+                                 base.arrayCount().str());
+      d.label("this index may be out of range");
+      if (!inRange && !inRange.suggestion.empty()) d.help(fmt::format("add `where {}`", inRange.suggestion));
+      return Type::error();
+    }
+    return Type::block(base.blockInstance());
+  }
+  if (!base.isTensor()) {
+    if (!base.isError() && !base.isUntypedNumber() && base.kind() != TypeKind::Optional) {
+      diagnostics_.emit(DiagnosticKind::InvalidOperand, e->base->span, "[]", str(base))
+          .label(fmt::format("`{}` cannot be indexed", str(base)));
+    }
+    return Type::error();
+  }
+  const shape::Shape& shape = base.shape();
+  // Components address axes from the front until `...`, then from the back.
+  size_t ellipses = 0, addressed = 0;
+  for (const ast::IndexComponent& c : e->components) {
+    if (c.kind == ast::IndexComponentKind::Pack) return Type::error();  // index notation
+    if (c.kind == ast::IndexComponentKind::Ellipsis) ++ellipses;
+    else ++addressed;
+  }
+  if (ellipses > 1) {
+    diagnostics_.emit(DiagnosticKind::InvalidSlice, e->span, "`...` may appear only once")
+        .label("more than one `...`");
+    return Type::error();
+  }
+  // Fewer components than axes keep the trailing axes (`x[i]` on [N, M] is
+  // [M]); with a pack, only components before it are understood here.
+  if (base.hasPack() && ellipses == 0) {
+    for (size_t k = 0; k < e->components.size(); ++k)
+      if (k >= shape.size() || std::holds_alternative<shape::Pack>(shape[k])) return Type::error();
+  }
+  if (!base.hasPack() && addressed > shape.size()) {
+    diagnostics_.emit(DiagnosticKind::RankMismatch, e->span, str(base), shape.size(), addressed)
+        .label(fmt::format("{} ind{} for {} ax{}", addressed, addressed == 1 ? "ex" : "ices",
+                           shape.size(), shape.size() == 1 ? "is" : "es"))
+        .help("remove the extra indices");
+    return Type::error();
+  }
+  // Map each component to its axis.
+  std::vector<size_t> axisOf(e->components.size(), 0);
+  size_t front = 0;
+  size_t i = 0;
+  for (; i < e->components.size() && e->components[i].kind != ast::IndexComponentKind::Ellipsis; ++i)
+    axisOf[i] = front++;
+  size_t tail = e->components.size() - i - (i < e->components.size() ? 1 : 0);
+  if (tail > shape.size() || front > shape.size() - tail) return Type::error();
+  for (size_t j = 0; j < tail; ++j) axisOf[e->components.size() - tail + j] = shape.size() - tail + j;
+  for (size_t k = 0; k < e->components.size(); ++k) {
+    if (e->components[k].kind == ast::IndexComponentKind::Ellipsis) continue;
+    if (std::holds_alternative<shape::Pack>(shape[axisOf[k]])) return Type::error();
+  }
+
+  std::vector<bool> removed(shape.size(), false);
+  shape::Shape result = shape;
+  bool error = false;
+  auto checkBound = [&](const ast::Expr* x, bool isIndex, const shape::DimExpr& extent) -> std::optional<shape::DimExpr> {
+    Type t = checkExpr(x);
+    if (t.isError()) {
+      error = true;
+      return std::nullopt;
+    }
+    auto value = isCompileInt(t) ? dimOf(module(), x) : std::nullopt;
+    if (!value) {
+      if (isIndex && t.isScalar() && isInteger(t.dtype())) return std::nullopt;  // runtime index
+      if (isIndex && t.isTensor() && !t.isScalar()) {
+        error = true;  // a gather outside index notation: not checked yet
+        return std::nullopt;
+      }
+      diagnostics_.emit(DiagnosticKind::InvalidSlice, x->span,
+                        isIndex ? fmt::format("an index must be an integer, found `{}`", str(t))
+                                : fmt::format("slice bounds must be compile-time integers, found `{}`", str(t)))
+          .label(fmt::format("this is `{}`", str(t)));
+      error = true;
+      return std::nullopt;
+    }
+    if (auto c = value->constantValue(); c && *c < 0) {
+      diagnostics_.emit(DiagnosticKind::InvalidSlice, x->span,
+                        fmt::format("negative {} `{}`", isIndex ? "index" : "slice bound", *c))
+          .label("negative positions are not allowed")
+          .help(fmt::format("count from the end explicitly: `{} - {}`", extent.str(), -*c));
+      error = true;
+      return std::nullopt;
+    }
+    shape::Proof nonNegative = facts().provablyNonNegative(*value);
+    shape::Proof inRange = isIndex ? facts().provablyLess(*value, extent) : shape::Proof{true, "", ""};
+    if (!nonNegative || !inRange) {
+      auto d = diagnostics_.emit(DiagnosticKind::IndexOutOfRange, x->span, value->str(), extent.str());
+      d.label("this index may be out of range");
+      const shape::Proof& failed = !nonNegative ? nonNegative : inRange;
+      if (!failed.suggestion.empty()) d.help(fmt::format("add `where {}`", failed.suggestion));
+      error = true;
+      return std::nullopt;
+    }
+    return value;
+  };
+  for (size_t k = 0; k < e->components.size(); ++k) {
+    const ast::IndexComponent& c = e->components[k];
+    switch (c.kind) {
+      case ast::IndexComponentKind::Ellipsis:
+      case ast::IndexComponentKind::Pack:
+        break;
+      case ast::IndexComponentKind::Expr: {
+        const shape::DimExpr& extent = std::get<shape::DimExpr>(shape[axisOf[k]]);
+        checkBound(c.value, true, extent);
+        removed[axisOf[k]] = true;
+        break;
+      }
+      case ast::IndexComponentKind::Slice: {
+        const shape::DimExpr& extent = std::get<shape::DimExpr>(shape[axisOf[k]]);
+        std::optional<shape::DimExpr> start, stop, step;
+        if (c.start) start = checkBound(c.start, false, extent);
+        if (c.stop) stop = checkBound(c.stop, false, extent);
+        if (c.step) {
+          Type t = checkExpr(c.step);
+          auto v = isCompileInt(t) ? constantArg(c.step) : std::nullopt;
+          if (!t.isError() && (!v || *v <= 0)) {
+            diagnostics_.emit(DiagnosticKind::InvalidSlice, c.step->span,
+                              "the step of a slice must be a positive constant")
+                .label("not a positive constant");
+            error = true;
+          }
+          if (v && *v > 0) step = shape::DimExpr::constant(*v);
+          else error = true;
+        }
+        if (error) break;
+        if ((c.start && !start) || (c.stop && !stop)) {
+          error = true;
+          break;
+        }
+        result[axisOf[k]] = facts().sliceExtent(start, stop, step, extent);
+        break;
+      }
+    }
+  }
+  if (error) return Type::error();
+  shape::Shape kept;
+  for (size_t a = 0; a < result.size(); ++a)
+    if (!removed[a]) kept.push_back(result[a]);
+  return base.withShape(std::move(kept));
+}
+
+}  // namespace linnet::check

@@ -1,0 +1,236 @@
+// Index notation (spec chapter 6): comprehensions `let c[m, *s] = body` and
+// reductions `sum<f32>[k] body`. Inside notation, expressions are typed
+// element-wise: an access `x[i, j]` that subscripts every axis of x has x's
+// scalar dtype, and each index variable learns its domain (an extent, or a
+// shape for a pack index `*s`) from the axes it subscripts; all uses must
+// agree (E2201). Output indices need a domain (E3103), reduction indices
+// must subscript something (E3102), pack and plain indices must not be mixed
+// up (E3106), and an access must subscript every axis (E2204). Integer
+// subscripts that are not index variables are data gathers (runtime
+// integers) or compile-time positions proved in range (E2209). Constructs
+// not handled here (slices or `...` inside notation, index arithmetic, index
+// variables used as values) are Error silently.
+#include <fmt/format.h>
+
+#include "compiler/check/CheckerImpl.h"
+
+namespace linnet::check {
+
+// The index variable an expression names, if it is a bare index name.
+const Symbol* Checker::indexVariable(const ast::Expr* e) const {
+  auto* name = ast::as<ast::NameExpr>(e);
+  if (!name) return nullptr;
+  const Symbol* s = module().symbolOf(name->name);
+  return s && s->kind == SymbolKind::IndexVariable ? s : nullptr;
+}
+
+bool Checker::bindDomain(const Symbol& index, Span use, const shape::ShapeDim* dim,
+                         const shape::Shape* pack) {
+  auto it = notation_->domains.find(keyOf(index.declSpan));
+  if (it == notation_->domains.end()) return false;  // not ours: not checked
+  IndexDomain& d = it->second;
+  if (d.isPack != (pack != nullptr)) {
+    diagnostics_.emit(DiagnosticKind::PackIndexMisuse, use, index.name,
+                      d.isPack ? "a pack index" : "a plain index")
+        .label(d.isPack ? fmt::format("write `*{}`", index.name)
+                        : fmt::format("`{}` is not a pack; remove the `*`", index.name))
+        .secondary(index.declSpan, "declared here");
+    return false;
+  }
+  if (pack) {
+    if (!d.shape) {
+      d.shape = *pack;
+      d.firstUse = use;
+      return true;
+    }
+    if (sameShape(*d.shape, *pack)) return true;
+    diagnostics_.emit(DiagnosticKind::ContractionMismatch, use, index.name,
+                      fmt::format("[{}]", shapeString(*d.shape)), fmt::format("[{}]", shapeString(*pack)))
+        .label(fmt::format("here `*{}` ranges over `[{}]`", index.name, shapeString(*pack)))
+        .secondary(d.firstUse, fmt::format("here over `[{}]`", shapeString(*d.shape)));
+    return false;
+  }
+  const auto* extent = std::get_if<shape::DimExpr>(dim);
+  if (!extent) return false;
+  if (!d.extent) {
+    d.extent = *extent;
+    d.firstUse = use;
+    return true;
+  }
+  if (facts().provablyEqual(*d.extent, *extent)) return true;
+  diagnostics_.emit(DiagnosticKind::ContractionMismatch, use, index.name, d.extent->str(),
+                    extent->str())
+      .label(fmt::format("here `{}` ranges over `{}`", index.name, extent->str()))
+      .secondary(d.firstUse, fmt::format("here over `{}`", d.extent->str()))
+      .help(fmt::format("add `where {} == {}` if they are equal", d.extent->str(), extent->str()));
+  return false;
+}
+
+std::string Checker::shapeString(const shape::Shape& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + shape::str(s[i]);
+  return out;
+}
+
+Type Checker::checkAccess(const ast::IndexExpr* e) {
+  Type base = checkExpr(e->base);
+  if (!base.isTensor()) {
+    for (const ast::IndexComponent& c : e->components)
+      if (c.kind == ast::IndexComponentKind::Expr && !indexVariable(c.value)) checkExpr(c.value);
+    return Type::error();
+  }
+  const shape::Shape& shape = base.shape();
+  size_t packComponent = e->components.size();
+  for (size_t i = 0; i < e->components.size(); ++i) {
+    switch (e->components[i].kind) {
+      case ast::IndexComponentKind::Expr: break;
+      case ast::IndexComponentKind::Pack:
+        if (packComponent != e->components.size()) return Type::error();
+        packComponent = i;
+        break;
+      case ast::IndexComponentKind::Ellipsis:
+      case ast::IndexComponentKind::Slice:
+        return Type::error();  // not checked yet inside notation
+    }
+  }
+  // Components before a pack index take the leading axes, those after it
+  // the trailing ones; the pack index takes the rest.
+  size_t n = e->components.size();
+  bool hasPackComponent = packComponent != n;
+  size_t before = hasPackComponent ? packComponent : n;
+  size_t after = hasPackComponent ? n - packComponent - 1 : 0;
+  bool rankOk = hasPackComponent ? shape.size() >= before + after : shape.size() == n;
+  if (!rankOk) {
+    if (base.hasPack()) return Type::error();
+    diagnostics_.emit(DiagnosticKind::RankMismatch, e->span, str(base), shape.size(), n)
+        .label("every axis must be subscripted inside index notation");
+    return Type::error();
+  }
+  bool error = false;
+  auto axisFor = [&](size_t component) {
+    return component < before ? component : shape.size() - (n - component);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const ast::IndexComponent& c = e->components[i];
+    if (c.kind == ast::IndexComponentKind::Pack) {
+      const Symbol* s = module().symbolOf(c.pack);
+      if (!s || s->kind != SymbolKind::IndexVariable) {
+        error = true;
+        continue;
+      }
+      shape::Shape middle(shape.begin() + before, shape.end() - after);
+      if (!bindDomain(*s, c.span, nullptr, &middle)) error = true;
+      continue;
+    }
+    const shape::ShapeDim& axis = shape[axisFor(i)];
+    if (const Symbol* s = indexVariable(c.value)) {
+      record(c.value, Type::error());  // an index is not a value
+      // A plain index over a pack axis is not checked yet; bindDomain still
+      // reports a pack index written without its `*` (E3106).
+      if (!bindDomain(*s, c.value->span, &axis, nullptr)) error = true;
+      continue;
+    }
+    // A position: data (a runtime integer scalar: a gather) or a
+    // compile-time integer provably in range.
+    Type t = checkExpr(c.value);
+    if (t.isError() || std::holds_alternative<shape::Pack>(axis)) {
+      error = true;
+      continue;
+    }
+    if (t.isScalar() && isInteger(t.dtype())) continue;
+    auto value = (t.kind() == TypeKind::CompileInt || t.kind() == TypeKind::IntLiteral)
+                     ? dimOf(module(), c.value) : std::nullopt;
+    if (!value) {
+      error = true;  // index arithmetic and other forms: not checked yet
+      continue;
+    }
+    const auto& extent = std::get<shape::DimExpr>(axis);
+    shape::Proof nonNegative = facts().provablyNonNegative(*value);
+    shape::Proof inRange = facts().provablyLess(*value, extent);
+    if (!nonNegative || !inRange) {
+      auto d = diagnostics_.emit(DiagnosticKind::IndexOutOfRange, c.value->span, value->str(), extent.str());
+      d.label("this index may be out of range");
+      const shape::Proof& failed = !nonNegative ? nonNegative : inRange;
+      if (!failed.suggestion.empty()) d.help(fmt::format("add `where {}`", failed.suggestion));
+      error = true;
+    }
+  }
+  if (error) return Type::error();
+  return Type::scalar(base.dtype());
+}
+
+Type Checker::checkReduction(const ast::ReductionExpr* e) {
+  NotationScope local;
+  bool own = notation_ == nullptr;
+  if (own) notation_ = &local;
+  for (const ast::Ident& index : e->indices)
+    notation_->domains[keyOf(index.span)] = IndexDomain{false, std::nullopt, std::nullopt, Span{}};
+  Type body = checkExpr(e->body);
+  bool error = body.isError();
+  for (const ast::Ident& index : e->indices) {
+    const IndexDomain& d = notation_->domains[keyOf(index.span)];
+    if (d.extent || error) continue;
+    diagnostics_.emit(DiagnosticKind::UnusedReductionIndex, index.span, index.name)
+        .label(fmt::format("`{}` subscripts no tensor in the reduced expression", index.name))
+        .help("remove it, or use it to subscript the tensor it should range over");
+    error = true;
+  }
+  if (own) notation_ = nullptr;
+  if (error) return Type::error();
+  std::string_view kind = ast::reductionKindName(e->reduction);
+  bool logical = e->reduction == ast::ReductionKind::Any || e->reduction == ast::ReductionKind::All;
+  if (e->accumulator) {
+    DType acc = DType::of(*e->accumulator);
+    if (body.isUntypedNumber()) {
+      if (!literalFits(body, acc, e->body, e->body->span)) return Type::error();
+      body = Type::scalar(acc);
+    } else if (body.isTensor() && !(body.dtype() == acc)) {
+      diagnostics_.emit(DiagnosticKind::DTypeMismatch, e->body->span,
+                        fmt::format("accumulator and the summand of `{}`", kind))
+          .label(fmt::format("this has dtype `{}`", body.dtype().str()))
+          .note(fmt::format("the accumulator is `{}`", acc.str()))
+          .help(fmt::format("cast the summand: `cast<{}>(...)`", acc.str()));
+      return Type::error();
+    }
+  }
+  if (body.isUntypedNumber()) return Type::error();  // a reduction of literals: not typed yet
+  if (!body.isScalar()) return Type::error();
+  bool valid = logical ? isBool(body.dtype()) : isNumeric(body.dtype());
+  if (!valid) {
+    diagnostics_.emit(DiagnosticKind::InvalidOperand, e->keywordSpan, kind, str(body))
+        .label(fmt::format("`{}` reduces {} values", kind, logical ? "`bool`" : "Numeric"));
+    return Type::error();
+  }
+  return body;
+}
+
+void Checker::checkComprehension(const ast::LetComprehensionStmt* let) {
+  NotationScope scope;
+  NotationScope* saved = notation_;
+  notation_ = &scope;
+  for (const ast::IndexOutput& output : let->outputs)
+    scope.domains[keyOf(output.name.span)] =
+        IndexDomain{output.isPack, std::nullopt, std::nullopt, Span{}};
+  Type body = checkExpr(let->value);
+  notation_ = saved;
+  Type result = Type::error();
+  bool error = body.isError() || !body.isScalar();
+  shape::Shape out;
+  for (const ast::IndexOutput& output : let->outputs) {
+    const IndexDomain& d = scope.domains[keyOf(output.name.span)];
+    if (d.isPack ? d.shape.has_value() : d.extent.has_value()) {
+      if (d.isPack) out.insert(out.end(), d.shape->begin(), d.shape->end());
+      else out.push_back(*d.extent);
+      continue;
+    }
+    if (body.isError()) continue;  // the body was not understood: no domain is known
+    diagnostics_.emit(DiagnosticKind::IndexWithoutDomain, output.name.span, output.name.name)
+        .label(fmt::format("`{}` subscripts no tensor on the right-hand side", output.name.name))
+        .help("an output index takes its extent from an axis it subscripts");
+    error = true;
+  }
+  if (!error) result = Type::tensor(std::move(out), body.dtype());
+  scope_->locals[keyOf(let->name.span)] = LocalInfo{result, false, let->name.span};
+}
+
+}  // namespace linnet::check

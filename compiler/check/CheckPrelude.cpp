@@ -1,0 +1,401 @@
+// The prelude functions (spec §2.3, §5, §6): cast, elementwise math,
+// min/max, shifts, select, and the shape primitives reshape, broadcast_to,
+// permute and concat with their own proofs (E2203, E2207, E2210), iota,
+// fill and cumsum. `pad`, `gather` and `scatter` have no specified signature
+// and are rejected (E2190).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "compiler/check/CheckerImpl.h"
+
+namespace linnet::check {
+
+namespace {
+
+struct PreludeArgs {
+  std::vector<const ast::Expr*> positional;
+  std::vector<const ast::Argument*> named;
+  const ast::Expr* namedValue(std::string_view name) const {
+    for (const ast::Argument* a : named)
+      if (a->name.name == name) return a->value;
+    return nullptr;
+  }
+};
+
+}  // namespace
+
+std::optional<shape::Shape> Checker::shapeArg(const ast::Expr* e) {
+  auto* lit = ast::as<ast::ShapeLiteralExpr>(e);
+  if (!lit) return std::nullopt;
+  shape::Shape out;
+  for (const ast::ShapeElement& el : lit->elements) {
+    if (el.isPack()) {
+      const Symbol* s = module().symbolOf(el.pack);
+      if (!s || s->kind != SymbolKind::Generic || !s->generic || !s->generic->isPack)
+        return std::nullopt;
+      out.push_back(packOf(*s->generic));
+      continue;
+    }
+    auto d = dimOf(module(), el.dim);
+    if (!d) return std::nullopt;
+    checkDivisors(module(), el.dim, facts());
+    out.push_back(*d);
+  }
+  record(e, Type::error());
+  return out;
+}
+
+std::optional<int64_t> Checker::constantArg(const ast::Expr* e) {
+  auto d = dimOf(module(), e);
+  if (!d) return std::nullopt;
+  return d->constantValue();
+}
+
+static std::optional<DType> dtypeArg(const Module& m, const ast::GenericArg& arg) {
+  if (auto* s = ast::as<ast::ScalarTypeNode>(arg.type)) return DType::of(s->scalar);
+  if (auto* n = ast::as<ast::NamedTypeNode>(arg.type)) {
+    if (n->path.size() != 1 || n->hasGenericArgs) return std::nullopt;
+    const Symbol* s = m.symbolOf(n->path[0]);
+    if (s && s->kind == SymbolKind::Generic && s->generic && !s->generic->isPack &&
+        s->generic->constraint != ast::GenericKind::Dim)
+      return DType::ofGeneric(s->generic);
+  }
+  return std::nullopt;
+}
+
+Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& name) {
+  PreludeArgs args;
+  for (const ast::Argument& a : call->args) {
+    if (a.isNamed()) args.named.push_back(&a);
+    else args.positional.push_back(a.value);
+  }
+  auto arity = [&](size_t n) {
+    if (args.positional.size() == n && args.named.empty()) return true;
+    diagnostics_.emit(DiagnosticKind::PreludeArity, call->span, name, n,
+                      args.positional.size() + args.named.size())
+        .label(fmt::format("`{}` takes {} positional argument{}", name, n, n == 1 ? "" : "s"));
+    for (const ast::Expr* e : args.positional)
+      if (!ast::isa<ast::ShapeLiteralExpr>(e)) checkExpr(e);
+    return false;
+  };
+  auto noGenerics = [&]() {
+    if (!call->hasGenericArgs) return true;
+    diagnostics_.emit(DiagnosticKind::WrongGenericCount, call->genericArgs.front().span, name, 0,
+                      call->genericArgs.size())
+        .label(fmt::format("`{}` takes no generic arguments", name));
+    return false;
+  };
+  auto needDType = [&](const Type& t, const ast::Expr* e, bool (*ok)(const DType&),
+                       const char* what) {
+    if (!t.isTensor() || ok(t.dtype())) return true;
+    auto d = diagnostics_.emit(DiagnosticKind::PreludeDType, e->span, name, what, t.dtype().str());
+    d.label(fmt::format("this has dtype `{}`", t.dtype().str()));
+    if (t.dtype().isGeneric())
+      d.help(fmt::format("constrain `{}` to `{}`", t.dtype().str(), what));
+    return false;
+  };
+
+  if (name == "pad" || name == "gather" || name == "scatter") {
+    diagnostics_.emit(DiagnosticKind::ReservedPrelude, call->callee->span, name)
+        .label("no signature is specified for this prelude function")
+        .help(name == "gather" ? "index with a runtime integer inside index notation instead"
+                               : "write it with index notation and `select`");
+    return Type::error();
+  }
+
+  if (name == "cast") {
+    if (!call->hasGenericArgs || call->genericArgs.size() != 1) {
+      if (call->hasGenericArgs)
+        diagnostics_.emit(DiagnosticKind::WrongGenericCount, call->span, name, 1,
+                          call->genericArgs.size())
+            .label("`cast` takes exactly one dtype");
+      else
+        diagnostics_.emit(DiagnosticKind::CannotInferPrelude, call->callee->span, "T", name)
+            .label("the target dtype is missing")
+            .help("write it: `cast<f32>(x)`");
+      return Type::error();
+    }
+    auto target = dtypeArg(module(), call->genericArgs[0]);
+    if (!arity(1)) return Type::error();
+    Type x = checkExpr(args.positional[0]);
+    if (!target || x.isError()) return Type::error();
+    if (x.isUntypedNumber()) return Type::scalar(*target);
+    if (!x.isTensor()) {
+      diagnostics_.emit(DiagnosticKind::InvalidOperand, args.positional[0]->span, "cast", str(x))
+          .label(fmt::format("this is `{}`", str(x)));
+      return Type::error();
+    }
+    return x.withDType(*target);
+  }
+
+  if (name == "exp" || name == "log" || name == "sqrt" || name == "rsqrt" || name == "sin" ||
+      name == "cos" || name == "tanh" || name == "abs") {
+    if (!noGenerics() || !arity(1)) return Type::error();
+    Type x = checkExpr(args.positional[0]);
+    if (x.isError()) return x;
+    if (x.isUntypedNumber()) return name == "abs" ? x : Type::floatLiteral();
+    if (!x.isTensor()) {
+      diagnostics_.emit(DiagnosticKind::InvalidOperand, args.positional[0]->span, name, str(x))
+          .label(fmt::format("this is `{}`", str(x)));
+      return Type::error();
+    }
+    bool ok = name == "abs" ? needDType(x, args.positional[0], isNumeric, "Numeric")
+                            : needDType(x, args.positional[0], isFloat, "Float");
+    return ok ? x : Type::error();
+  }
+
+  if (name == "min" || name == "max" || name == "shl" || name == "shr") {
+    if (!noGenerics() || !arity(2)) return Type::error();
+    Type a = checkExpr(args.positional[0]);
+    Type b = checkExpr(args.positional[1]);
+    if (a.isError() || b.isError()) return Type::error();
+    for (auto [t, e] : {std::pair{&a, args.positional[0]}, std::pair{&b, args.positional[1]}}) {
+      if (t->isTensor() || t->isUntypedNumber()) continue;
+      diagnostics_.emit(DiagnosticKind::InvalidOperand, e->span, name, str(*t))
+          .label(fmt::format("this is `{}`", str(*t)));
+      return Type::error();
+    }
+    if (a.isUntypedNumber() && b.isUntypedNumber()) {
+      if (name == "min" || name == "max") {
+        auto d = dimOf(module(), call);
+        if (d) return Type::compileInt(*d);
+      }
+      return Type::error();  // not typed yet
+    }
+    Type r = elementwise(a, b, call->span, args.positional[0]->span, args.positional[1]->span,
+                         fmt::format("arguments of `{}`", name));
+    if (r.isError()) return r;
+    bool shift = name == "shl" || name == "shr";
+    bool ok = shift ? needDType(r, call, isInteger, "Integer")
+                    : needDType(r, call, isNumeric, "Numeric");
+    return ok ? r : Type::error();
+  }
+
+  if (name == "select") {
+    if (!noGenerics() || !arity(3)) return Type::error();
+    Type c = checkExpr(args.positional[0]);
+    Type a = checkExpr(args.positional[1]);
+    Type b = checkExpr(args.positional[2]);
+    if (!c.isError() && !(c.isTensor() && isBool(c.dtype()))) {
+      diagnostics_.emit(DiagnosticKind::ConditionNotBool, args.positional[0]->span, str(c))
+          .label(fmt::format("this is `{}`", str(c)))
+          .help("the condition of `select` is a `bool` scalar or tensor; compare to get one");
+      return Type::error();
+    }
+    if (c.isError() || a.isError() || b.isError()) return Type::error();
+    Type v = elementwise(a, b, call->span, args.positional[1]->span, args.positional[2]->span,
+                         "the choices of `select`");
+    if (!v.isTensor()) return Type::error();
+    Type cond = c.withDType(v.dtype());
+    Type r = elementwise(cond, v, call->span, args.positional[0]->span, call->span,
+                         "the condition and choices of `select`");
+    return r;
+  }
+
+  if (name == "reshape" || name == "broadcast_to") {
+    if (!noGenerics() || !arity(2)) return Type::error();
+    Type x = checkExpr(args.positional[0]);
+    auto target = shapeArg(args.positional[1]);
+    if (!target || !x.isTensor()) return Type::error();
+    Type result = x.withShape(*target);
+    if (name == "reshape") {
+      shape::Proof proof = facts().equalElementCount(x.shape(), *target);
+      if (proof) return result;
+      auto d = diagnostics_.emit(DiagnosticKind::ReshapeCount, call->span, str(x), str(result));
+      d.label("the element counts may differ");
+      if (!proof.reason.empty()) d.note(proof.reason);
+      if (!proof.suggestion.empty()) d.help(fmt::format("add `where {}`", proof.suggestion));
+      return Type::error();
+    }
+    shape::BroadcastResult b = facts().broadcastCompatible(x.shape(), *target);
+    if (b.compatible && sameShape(b.shape, *target)) return result;
+    auto d = diagnostics_.emit(DiagnosticKind::UnprovenBroadcast, call->span, str(x), str(result));
+    d.label(fmt::format("cannot broadcast to `{}`", str(result)));
+    if (!b.suggestion.empty()) d.help(fmt::format("add `where {}`", b.suggestion));
+    else d.help("each trailing axis must be provably equal to the target's or literally `1`");
+    return Type::error();
+  }
+
+  if (name == "permute") {
+    if (!noGenerics() || !arity(2)) return Type::error();
+    Type x = checkExpr(args.positional[0]);
+    auto* axesLit = ast::as<ast::ShapeLiteralExpr>(args.positional[1]);
+    if (!x.isTensor() || !axesLit || x.hasPack()) return Type::error();
+    record(axesLit, Type::error());
+    size_t rank = x.shape().size();
+    std::vector<int64_t> axes;
+    for (const ast::ShapeElement& el : axesLit->elements) {
+      auto v = el.isPack() ? std::nullopt : constantArg(el.dim);
+      if (!v) return Type::error();
+      axes.push_back(*v);
+    }
+    std::vector<int64_t> sorted = axes;
+    std::sort(sorted.begin(), sorted.end());
+    bool valid = sorted.size() == rank;
+    for (size_t i = 0; valid && i < rank; ++i) valid = sorted[i] == static_cast<int64_t>(i);
+    if (!valid) {
+      diagnostics_.emit(DiagnosticKind::InvalidPermutation, args.positional[1]->span, rank, str(x))
+          .label(fmt::format("expected each of the axes 0 to {} exactly once", rank - 1));
+      return Type::error();
+    }
+    shape::Shape out;
+    for (int64_t a : axes) out.push_back(x.shape()[static_cast<size_t>(a)]);
+    return x.withShape(std::move(out));
+  }
+
+  if (name == "concat" || name == "cumsum") {
+    if (!noGenerics()) return Type::error();
+    const ast::Expr* axisExpr = args.namedValue("axis");
+    std::vector<Type> parts;
+    for (const ast::Expr* e : args.positional) parts.push_back(checkExpr(e));
+    bool unknownNamed = false;
+    for (const ast::Argument* a : args.named)
+      if (a->name.name != "axis") {
+        diagnostics_.emit(DiagnosticKind::PreludeUnknownNamed, a->name.span, name, a->name.name)
+            .label("no parameter of this name");
+        unknownNamed = true;
+      }
+    if (unknownNamed) return Type::error();
+    size_t wanted = name == "cumsum" ? 1 : 2;
+    if (!axisExpr || (name == "cumsum" ? parts.size() != 1 : parts.size() < 2)) {
+      diagnostics_.emit(DiagnosticKind::PreludeArity, call->span, name, wanted, parts.size())
+          .label(!axisExpr ? std::string("the `axis = k` argument is missing")
+                           : fmt::format("`{}` takes {} tensor{}", name,
+                                         name == "cumsum" ? "one" : "two or more",
+                                         name == "cumsum" ? "" : "s"))
+          .help(fmt::format("write `{}`", name == "cumsum" ? "cumsum(x, axis = k)"
+                                                           : "concat(a, b, axis = k)"));
+      return Type::error();
+    }
+    checkExpr(axisExpr);
+    auto axis = constantArg(axisExpr);
+    for (const Type& p : parts)
+      if (!p.isTensor()) return Type::error();
+    if (!axis) return Type::error();
+    const Type& first = parts.front();
+    size_t n = first.shape().size();
+    // The axis is found counting from its end; the elements it crosses must
+    // be plain dimensions.
+    int64_t k = *axis;
+    bool inRange = k >= 0 ? k < static_cast<int64_t>(n) : -k <= static_cast<int64_t>(n);
+    size_t at = inRange ? (k >= 0 ? static_cast<size_t>(k) : n - static_cast<size_t>(-k)) : 0;
+    if (inRange) {
+      size_t lo = k >= 0 ? 0 : at, hi = k >= 0 ? at : n - 1;
+      for (size_t i = lo; i <= hi; ++i)
+        if (std::holds_alternative<shape::Pack>(first.shape()[i])) return Type::error();
+    }
+    if (!inRange || first.shape().empty()) {
+      diagnostics_.emit(DiagnosticKind::InvalidAxis, axisExpr->span, k, str(first))
+          .label(fmt::format("the operands have rank {}", n))
+          .help("axes count from 0, or from the end with negative numbers (`axis = -1` is the last)");
+      return Type::error();
+    }
+    if (name == "cumsum") {
+      return needDType(first, args.positional[0], isNumeric, "Numeric") ? first : Type::error();
+    }
+    shape::DimExpr total;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      const Type& t = parts[p];
+      if (!(t.dtype() == first.dtype())) {
+        diagnostics_.emit(DiagnosticKind::DTypeMismatch, args.positional[p]->span, "parts of `concat`")
+            .label(fmt::format("this has dtype `{}`", t.dtype().str()))
+            .secondary(args.positional[0]->span, fmt::format("this has dtype `{}`", first.dtype().str()))
+            .help("Linnet does not implicitly promote tensor dtypes; use an explicit `cast`");
+        return Type::error();
+      }
+      bool same = t.shape().size() == n;
+      for (size_t i = 0; same && i < n; ++i) {
+        if (i == at) {
+          same = std::holds_alternative<shape::DimExpr>(t.shape()[i]);
+          continue;
+        }
+        same = sameShape(shape::Shape{t.shape()[i]}, shape::Shape{first.shape()[i]});
+      }
+      if (!same) {
+        diagnostics_.emit(DiagnosticKind::ConcatMismatch, args.positional[p]->span, str(t), str(first), k)
+            .label(fmt::format("this is `{}`", str(t)))
+            .secondary(args.positional[0]->span, fmt::format("this is `{}`", str(first)));
+        return Type::error();
+      }
+      total = total + std::get<shape::DimExpr>(t.shape()[at]);
+    }
+    shape::Shape out = first.shape();
+    out[at] = facts().simplify(total);
+    return first.withShape(std::move(out));
+  }
+
+  if (name == "iota") {
+    DType d = DType::of(ast::ScalarType::I64);
+    if (call->hasGenericArgs) {
+      if (call->genericArgs.size() != 1) {
+        diagnostics_.emit(DiagnosticKind::WrongGenericCount, call->span, name, 1, call->genericArgs.size())
+            .label("`iota` takes at most one dtype");
+        return Type::error();
+      }
+      auto t = dtypeArg(module(), call->genericArgs[0]);
+      if (!t) return Type::error();
+      d = *t;
+    }
+    if (!arity(1)) return Type::error();
+    Type n = checkExpr(args.positional[0]);
+    if (n.isError()) return n;
+    auto extent = dimOf(module(), args.positional[0]);
+    if (!extent || !(n.kind() == TypeKind::CompileInt || n.kind() == TypeKind::IntLiteral)) {
+      diagnostics_.emit(DiagnosticKind::NotCompileTime, args.positional[0]->span, str(n))
+          .label("the length of `iota` must be a compile-time integer");
+      return Type::error();
+    }
+    if (!isNumeric(d)) {
+      diagnostics_.emit(DiagnosticKind::PreludeDType, call->genericArgs[0].span, name, "Numeric", d.str())
+          .label(fmt::format("`{}` is not Numeric", d.str()));
+      return Type::error();
+    }
+    return Type::tensor({*extent}, d);
+  }
+
+  if (name == "fill") {
+    if (!arity(2)) return Type::error();
+    auto target = shapeArg(args.positional[0]);
+    Type v = checkExpr(args.positional[1]);
+    std::optional<DType> d;
+    if (call->hasGenericArgs) {
+      if (call->genericArgs.size() != 1) {
+        diagnostics_.emit(DiagnosticKind::WrongGenericCount, call->span, name, 1, call->genericArgs.size())
+            .label("`fill` takes at most one dtype");
+        return Type::error();
+      }
+      d = dtypeArg(module(), call->genericArgs[0]);
+      if (!d) return Type::error();
+    }
+    if (!target || v.isError()) return Type::error();
+    if (v.isUntypedNumber()) {
+      if (!d) {
+        diagnostics_.emit(DiagnosticKind::CannotInferPrelude, call->callee->span, "T", name)
+            .label("the dtype of the filled tensor is unknown")
+            .help("write it: `fill<f32>([...], value)`");
+        return Type::error();
+      }
+      if (!literalFits(v, *d, args.positional[1], args.positional[1]->span)) return Type::error();
+      return Type::tensor(*target, *d);
+    }
+    if (!v.isScalar()) {
+      diagnostics_.emit(DiagnosticKind::TypeMismatch, args.positional[1]->span, "a scalar", str(v))
+          .label("the fill value must be a scalar");
+      return Type::error();
+    }
+    if (d && !(*d == v.dtype())) {
+      diagnostics_.emit(DiagnosticKind::TypeMismatch, args.positional[1]->span, d->str(), str(v))
+          .label(fmt::format("this has dtype `{}`", v.dtype().str()));
+      return Type::error();
+    }
+    return Type::tensor(*target, v.dtype());
+  }
+
+  // A prelude name this checker does not know: not checked.
+  for (const ast::Expr* e : args.positional)
+    if (!ast::isa<ast::ShapeLiteralExpr>(e)) checkExpr(e);
+  return Type::error();
+}
+
+}  // namespace linnet::check

@@ -1,0 +1,294 @@
+// Function bodies and statements (spec §5.2, §7, §8): `let` (annotations,
+// tuple patterns), `var`, assignment (only to `var` locals and the block's
+// own `state`, with the type fixed: E2108, E2109), `return` (type, and not
+// inside loops: E2120; a body with a result type must end in one),
+// `static for` over block arrays and compile-time ranges (E2121), `while`
+// (E2114) and counted `for` loops. Index-notation lets and scans are not
+// checked yet: their names get the Error type silently.
+#include <fmt/format.h>
+
+#include "compiler/check/CheckerImpl.h"
+
+namespace linnet::check {
+
+void Checker::bindPattern(const ast::Pattern* p, const Type& t, bool isVar) {
+  if (!p) return;
+  switch (p->kind) {
+    case ast::PatternKind::Binding:
+      scope_->locals[keyOf(p->name.span)] = LocalInfo{t, isVar, p->name.span};
+      return;
+    case ast::PatternKind::Tuple: {
+      bool fits = t.kind() == TypeKind::Tuple && t.elements().size() == p->elements.size();
+      if (!fits && !t.isError()) {
+        diagnostics_.emit(DiagnosticKind::InvalidPattern, p->span, p->elements.size(), str(t))
+            .label(fmt::format("this pattern cannot match `{}`", str(t)));
+      }
+      for (size_t i = 0; i < p->elements.size(); ++i)
+        bindPattern(p->elements[i], fits ? t.elements()[i] : Type::error(), isVar);
+      return;
+    }
+    case ast::PatternKind::Some:
+    case ast::PatternKind::None:
+      // Refutable patterns in `let`: rejected by the parser or not typed yet.
+      if (p->inner) bindPattern(p->inner, Type::error(), isVar);
+      return;
+  }
+}
+
+static bool endsInReturn(const std::vector<ast::Stmt*>& body) {
+  return !body.empty() && body.back()->kind == ast::StmtKind::Return;
+}
+
+void Checker::checkFunction(const ast::FunctionItem& f) {
+  if (f.function == ast::FunctionKind::Kernel) return;  // kernels: not checked yet
+  const Signature* sig = signature(f);
+  const Module* m = moduleOf(f);
+  if (!sig || !m) return;
+  auto checked = std::make_unique<CheckedFunction>();
+  checked->signature = sig;
+  FunctionScope scope;
+  scope.module = m;
+  scope.signature = sig;
+  scope.out = checked.get();
+  FunctionScope* saved = scope_;
+  scope_ = &scope;
+  // Defaults must have their parameter's type.
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const ast::Param& p = f.params[i];
+    if (!p.defaultValue) continue;
+    Type t = checkExpr(p.defaultValue, &sig->params[i]);
+    requireType(t, sig->params[i], p.defaultValue->span, p.type ? p.type->span : p.span,
+                "parameter type declared here", p.defaultValue);
+  }
+  checkStmts(f.body);
+  if (sig->result.kind() != TypeKind::Unit && !endsInReturn(f.body) &&
+      f.function != ast::FunctionKind::Kernel) {
+    Span closing = f.bodySpan.valid() ? Span{f.bodySpan.file, f.bodySpan.end - 1, f.bodySpan.end}
+                                      : f.name.span;
+    diagnostics_.emit(DiagnosticKind::MissingReturn, closing, f.name.name)
+        .label("the body ends here without a `return`")
+        .secondary(f.returnType ? f.returnType->span : f.name.span,
+                   fmt::format("`{}` returns `{}`", f.name.name, str(sig->result)))
+        .help("Linnet never returns the last expression implicitly; write `return ...`");
+  }
+  scope_ = saved;
+  out_.functions_[&f] = std::move(checked);
+}
+
+void Checker::checkStmts(const std::vector<ast::Stmt*>& stmts) {
+  for (const ast::Stmt* s : stmts) checkStmt(s);
+}
+
+void Checker::checkStmt(const ast::Stmt* s) {
+  switch (s->kind) {
+    case ast::StmtKind::Let: {
+      auto* let = static_cast<const ast::LetStmt*>(s);
+      if (let->type) {
+        Type declared = resolveType(module(), let->type, &facts());
+        Type t = checkExpr(let->value, &declared);
+        requireType(t, declared, let->value->span, let->type->span, "type declared here", let->value);
+        bindPattern(let->pattern, declared, false);
+        return;
+      }
+      Type t = checkExpr(let->value);
+      if (t.kind() == TypeKind::None) {
+        diagnostics_.emit(DiagnosticKind::NoneNeedsContext, let->value->span)
+            .label("the optional type of this `none` is unknown")
+            .help("annotate the binding: `let x: Tensor[...; T]? = none`");
+        t = Type::error();
+      }
+      bindPattern(let->pattern, concretize(t), false);
+      return;
+    }
+    case ast::StmtKind::LetComprehension:
+      checkComprehension(static_cast<const ast::LetComprehensionStmt*>(s));
+      return;
+    case ast::StmtKind::Var: {
+      auto* var = static_cast<const ast::VarStmt*>(s);
+      Type declared = var->type ? resolveType(module(), var->type, &facts()) : Type::error();
+      Type t = checkExpr(var->value, var->type ? &declared : nullptr);
+      if (var->type) {
+        requireType(t, declared, var->value->span, var->type->span, "type declared here", var->value);
+        t = declared;
+      } else if (t.kind() == TypeKind::None) {
+        diagnostics_.emit(DiagnosticKind::NoneNeedsContext, var->value->span)
+            .label("the optional type of this `none` is unknown")
+            .help("annotate the variable: `var x: Tensor[...; T]? = none`");
+        t = Type::error();
+      } else if (t.kind() == TypeKind::CompileInt) {
+        // A `var` changes at run time: it holds an i64, not a dimension.
+        t = Type::scalar(DType::of(ast::ScalarType::I64));
+      }
+      scope_->locals[keyOf(var->name.span)] = LocalInfo{concretize(t), true, var->name.span};
+      return;
+    }
+    case ast::StmtKind::Assign: {
+      auto* assign = static_cast<const ast::AssignStmt*>(s);
+      const Symbol* target = module().symbolOf(assign->target);
+      Type value = checkExpr(assign->value);
+      if (!target) return;
+      Type targetType;
+      Span declSpan = target->declSpan;
+      switch (target->kind) {
+        case SymbolKind::Local: {
+          auto it = scope_->locals.find(keyOf(target->declSpan));
+          if (it == scope_->locals.end()) return;
+          if (!it->second.isVar) {
+            diagnostics_.emit(DiagnosticKind::AssignImmutable, assign->target.span,
+                              assign->target.name, "a `let` binding")
+                .label("cannot assign twice")
+                .secondary(declSpan, "declared with `let` here")
+                .help("declare it with `var` to reassign it");
+            return;
+          }
+          targetType = it->second.type;
+          break;
+        }
+        case SymbolKind::Member: {
+          auto* member = ast::as<ast::MemberItem>(target->item);
+          if (!member) return;
+          if (member->member != ast::MemberKind::State) {
+            diagnostics_.emit(DiagnosticKind::AssignImmutable, assign->target.span,
+                              assign->target.name,
+                              fmt::format("a `{}` member", ast::memberKindKeyword(member->member)))
+                .label("cannot be assigned")
+                .secondary(declSpan, "declared here")
+                .help("only `var` locals and the block's own `state` members can be assigned");
+            return;
+          }
+          const ast::BlockItem* owner = ownerOf(*member);
+          const CheckedBlock* b = owner ? block(*owner) : nullptr;
+          if (!b) return;
+          auto it = b->members.find(member);
+          if (it == b->members.end()) return;
+          targetType = it->second;
+          break;
+        }
+        case SymbolKind::Param:
+          diagnostics_.emit(DiagnosticKind::AssignImmutable, assign->target.span,
+                            assign->target.name, "a parameter")
+              .label("cannot be assigned")
+              .secondary(declSpan, "declared here")
+              .help("copy it into a `var` first");
+          return;
+        case SymbolKind::Item:
+        case SymbolKind::Module:
+        case SymbolKind::Generic:
+        case SymbolKind::IndexVariable:
+        case SymbolKind::GradName:
+        case SymbolKind::KernelResult:
+        case SymbolKind::KernelBuiltin:
+        case SymbolKind::EnumVariant:
+        case SymbolKind::Prelude:
+          diagnostics_.emit(DiagnosticKind::AssignImmutable, assign->target.span,
+                            assign->target.name, "not a variable")
+              .label("cannot be assigned");
+          return;
+        case SymbolKind::Unresolved:
+          return;
+      }
+      if (containsError(value) || containsError(targetType)) return;
+      if (value.isUntypedNumber() && targetType.isScalar()) {
+        literalFits(value, targetType.dtype(), assign->value, assign->value->span);
+        return;
+      }
+      if (value.kind() == TypeKind::None && targetType.kind() == TypeKind::Optional) return;
+      if (value.kind() == TypeKind::Optional && targetType.kind() == TypeKind::Optional &&
+          sameType(value, targetType))
+        return;
+      if (value.kind() != targetType.kind() || !sameType(value, targetType)) {
+        diagnostics_.emit(DiagnosticKind::AssignChangesType, assign->value->span,
+                          assign->target.name, str(targetType), str(value))
+            .label(fmt::format("this is `{}`", str(value)))
+            .secondary(declSpan, fmt::format("`{}` has type `{}`", assign->target.name, str(targetType)))
+            .help("a variable keeps the type it was declared with; `cast` or `reshape` the value");
+      }
+      return;
+    }
+    case ast::StmtKind::Return: {
+      auto* ret = static_cast<const ast::ReturnStmt*>(s);
+      const Signature* sig = scope_->signature;
+      Type t = ret->value ? checkExpr(ret->value, &sig->result) : Type::unit();
+      if (scope_->loopDepth > 0) {
+        diagnostics_.emit(DiagnosticKind::ReturnInLoop, s->span)
+            .label("`return` inside a loop")
+            .help("assign the result to a `var` and return after the loop");
+        return;
+      }
+      Span decl = sig->item->returnType ? sig->item->returnType->span : sig->item->name.span;
+      if (ret->value)
+        requireType(t, sig->result, ret->value->span, decl, "return type declared here", ret->value);
+      else if (sig->result.kind() != TypeKind::Unit && !sig->result.isError())
+        diagnostics_.emit(DiagnosticKind::TypeMismatch, s->span, str(sig->result), "()")
+            .label("`return` without a value")
+            .secondary(decl, "return type declared here");
+      return;
+    }
+    case ast::StmtKind::StaticFor: {
+      auto* loop = static_cast<const ast::StaticForStmt*>(s);
+      Type element;
+      if (loop->rangeEnd) {
+        Type a = checkExpr(loop->iterable);
+        Type b = checkExpr(loop->rangeEnd);
+        for (auto [t, x] : {std::pair{&a, loop->iterable}, std::pair{&b, loop->rangeEnd}}) {
+          if (t->isError() || t->kind() == TypeKind::CompileInt || t->kind() == TypeKind::IntLiteral)
+            continue;
+          diagnostics_.emit(DiagnosticKind::InvalidStaticFor, x->span, str(*t))
+              .label("not a compile-time integer")
+              .help("use `while` or a runtime `for` for a bound known only at run time");
+        }
+        element = Type::scalar(DType::of(ast::ScalarType::I64));
+      } else {
+        Type it = checkExpr(loop->iterable);
+        if (it.kind() == TypeKind::BlockArray) {
+          element = Type::block(it.blockInstance());
+        } else if (!it.isError()) {
+          diagnostics_.emit(DiagnosticKind::InvalidStaticFor, loop->iterable->span, str(it))
+              .label(fmt::format("this is `{}`", str(it)))
+              .help("`static for` iterates over a sub-block array or a compile-time range `A..B`");
+        }
+      }
+      // `static for` is unrolled; whether `return` may appear in it is not
+      // decided here (docs/checker.md), so it does not count as a loop.
+      bindPattern(loop->pattern, element, false);
+      checkStmts(loop->body);
+      return;
+    }
+    case ast::StmtKind::While: {
+      auto* loop = static_cast<const ast::WhileStmt*>(s);
+      Type c = checkExpr(loop->condition);
+      if (!c.isError() && !c.isScalarBool()) {
+        diagnostics_.emit(DiagnosticKind::ConditionNotBool, loop->condition->span, str(c))
+            .label(fmt::format("this is `{}`", str(c)))
+            .help("compare it to get a `bool`");
+      }
+      ++scope_->loopDepth;
+      checkStmts(loop->body);
+      --scope_->loopDepth;
+      return;
+    }
+    case ast::StmtKind::For: {
+      auto* loop = static_cast<const ast::ForStmt*>(s);
+      Type a = checkExpr(loop->start);
+      Type b = checkExpr(loop->end);
+      for (auto [t, x] : {std::pair{&a, loop->start}, std::pair{&b, loop->end}}) {
+        if (t->isError() || t->kind() == TypeKind::CompileInt || t->kind() == TypeKind::IntLiteral)
+          continue;
+        diagnostics_.emit(DiagnosticKind::NotCompileTime, x->span, str(*t))
+            .label("the bounds of `for` must be compile-time integers");
+      }
+      scope_->locals[keyOf(loop->variable.span)] =
+          LocalInfo{Type::scalar(DType::of(ast::ScalarType::I64)), false, loop->variable.span};
+      ++scope_->loopDepth;
+      checkStmts(loop->body);
+      --scope_->loopDepth;
+      return;
+    }
+    case ast::StmtKind::Yield:
+    case ast::StmtKind::KernelCall:
+      // Scans and kernels: not checked yet.
+      return;
+  }
+}
+
+}  // namespace linnet::check

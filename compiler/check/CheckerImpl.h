@@ -1,0 +1,180 @@
+// CheckerImpl: the checker's internal state, shared by the Check*.cpp files.
+// One Checker walks every module of a resolved Program. Signatures and block
+// member types are computed on first use and memoized in the CheckedProgram
+// (so a call may precede its callee in the source). A FunctionScope holds
+// what the body being checked needs: its facts, its locals (keyed by the span
+// of the declaring identifier, which is what Module::symbolOf reports) and
+// the loop depth. Every expression's type is recorded in the function's
+// CheckedFunction as it is inferred.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "compiler/check/Checker.h"
+
+namespace linnet::check {
+
+struct LocalInfo {
+  Type type;
+  bool isVar = false;
+  Span declSpan;
+};
+
+using SpanKey = std::pair<FileId, uint32_t>;
+inline SpanKey keyOf(Span s) { return {s.file, s.begin}; }
+
+struct FunctionScope {
+  const Module* module = nullptr;
+  const Signature* signature = nullptr;
+  CheckedFunction* out = nullptr;
+  std::map<SpanKey, LocalInfo> locals;
+  int loopDepth = 0;  // runtime loops (`while`, `for`): `return` is not allowed there
+};
+
+// What index notation knows of one index variable: its extent (plain) or
+// shape (pack), and where that was learnt.
+struct IndexDomain {
+  bool isPack = false;
+  std::optional<shape::DimExpr> extent;
+  std::optional<shape::Shape> shape;
+  Span firstUse;
+};
+
+// The index variables of the comprehension or reduction being checked,
+// keyed by their declaring identifier.
+struct NotationScope {
+  std::map<SpanKey, IndexDomain> domains;
+};
+
+// A generic argument after conversion: a dimension, a shape (for a pack) or
+// a dtype; monostate when it could not be converted (already reported or
+// unsupported).
+using GenericValue = std::variant<std::monostate, shape::DimExpr, shape::Shape, DType>;
+
+// The generics a call may still bind, and what they are bound to so far.
+struct Inference {
+  Substitution subst;
+  std::unordered_map<shape::SymbolId, const ast::GenericParam*> openShapes;
+  std::set<const ast::GenericParam*> openDTypes;
+  std::map<const ast::GenericParam*, Span> boundAt;  // where each binding came from
+
+  bool isOpenUnbound(const ast::GenericParam* g) const;
+};
+
+class Checker {
+ public:
+  Checker(const Program& program, DiagnosticEmitter& diagnostics, CheckedProgram& out)
+      : program_(program), diagnostics_(diagnostics), out_(out) {}
+
+  void run();
+
+  // ---- declarations (CheckDecl.cpp) ----
+  const Signature* signature(const ast::FunctionItem& f);
+  const CheckedBlock* block(const ast::BlockItem& b);
+  const Module* moduleOf(const ast::Item& item) const;
+  const ast::BlockItem* ownerOf(const ast::Item& item) const;
+  Type resolveType(const Module& m, const ast::TypeNode* t, const shape::Facts* facts);
+  std::optional<shape::DimExpr> dimOf(const Module& m, const ast::Expr* e, int depth = 0);
+  GenericValue genericValue(const Module& m, const ast::GenericArg& arg,
+                            const ast::GenericParam& target);
+  // Binds a block's generics from written arguments and defaults.
+  std::shared_ptr<const BlockInstance> instantiateBlock(const Module& from,
+                                                       const ast::NamedTypeNode& named,
+                                                       const ast::BlockItem& b,
+                                                       const Module& blockModule);
+  void addWhere(const Module& m, const std::vector<ast::Constraint>& where, shape::Facts& facts);
+  void checkDivisors(const Module& m, const ast::Expr* e, const shape::Facts& facts);
+  void checkMemberRules(const ast::MemberItem& member, const Type& t);
+
+  // ---- bodies (CheckStmt.cpp) ----
+  void checkFunction(const ast::FunctionItem& f);
+  void checkStmts(const std::vector<ast::Stmt*>& stmts);
+  void checkStmt(const ast::Stmt* s);
+  void bindPattern(const ast::Pattern* p, const Type& t, bool isVar);
+
+  // ---- expressions (CheckExpr.cpp) ----
+  Type checkExpr(const ast::Expr* e, const Type* expected = nullptr);
+  Type checkName(const ast::NameExpr* e);
+  Type checkUnary(const ast::UnaryExpr* e);
+  Type checkBinary(const ast::BinaryExpr* e);
+  Type checkIf(const ast::IfExpr* e, const Type* expected);
+  Type checkMatch(const ast::MatchExpr* e, const Type* expected);
+  // The type of a value that is either `a` or `b` (if/match branches);
+  // nullopt when they differ (E2115), Error when a literal did not fit
+  // (reported).
+  std::optional<Type> joinBranches(const Type& a, const Type& b, Span bSpan);
+  Type checkMember(const ast::MemberExpr* e);
+  Type memberOfBlock(const BlockInstance& instance, const ast::Ident& member, Span span,
+                     bool callee);
+  // An operand pair of an elementwise operation: dtypes equal (literals and
+  // compile-time integers adopt the other side's) and shapes broadcast.
+  // `what` names the operation for messages. Error when reported.
+  Type elementwise(const Type& l, const Type& r, Span span, Span lSpan, Span rSpan,
+                   std::string_view what);
+  // Gives an untyped number the dtype `d` (E2105/E2101 if it cannot be).
+  bool literalFits(const Type& literal, const DType& d, const ast::Expr* e, Span span);
+  // The type a `let` binding gets: untyped literals default to i64/f64.
+  Type concretize(const Type& t);
+
+  // ---- compatibility ----
+  bool sameShape(const shape::Shape& a, const shape::Shape& b) const;
+  // Whether a value of `actual` may stand where `expected` is required;
+  // reports the mismatch at `span` (with a note at `declSpan`) if not.
+  bool requireType(const Type& actual, const Type& expected, Span span, Span declSpan,
+                   std::string_view declLabel, const ast::Expr* valueExpr);
+  bool sameType(const Type& a, const Type& b) const;
+
+  // ---- calls (CheckCall.cpp, CheckPrelude.cpp) ----
+  Type checkCall(const ast::CallExpr* call);
+  Type resolveCallee(const ast::Expr* callee);
+  Type checkFunctionCall(const ast::CallExpr* call, const Type& callee);
+  void unify(const Type& pattern, const Type& actual, Inference& inf, Span span);
+  Type checkPreludeCall(const ast::CallExpr* call, const std::string& name);
+  std::optional<shape::Shape> shapeArg(const ast::Expr* e);
+  std::optional<int64_t> constantArg(const ast::Expr* e);
+
+  // ---- indexing (CheckIndex.cpp) ----
+  Type checkIndex(const ast::IndexExpr* e);
+
+  // ---- index notation (CheckNotation.cpp) ----
+  void checkComprehension(const ast::LetComprehensionStmt* let);
+  Type checkReduction(const ast::ReductionExpr* e);
+  Type checkAccess(const ast::IndexExpr* e);
+  const Symbol* indexVariable(const ast::Expr* e) const;
+  // Records or checks the domain of `index` (E2201, E3106); false if not.
+  bool bindDomain(const Symbol& index, Span use, const shape::ShapeDim* dim,
+                  const shape::Shape* pack);
+  static std::string shapeString(const shape::Shape& s);
+
+  // ---- helpers ----
+  const shape::Facts& facts() const;
+  Type record(const ast::Expr* e, Type t);
+  const Module& module() const { return *scope_->module; }
+  void reportRecursion();
+
+  const Program& program_;
+  DiagnosticEmitter& diagnostics_;
+  CheckedProgram& out_;
+  FunctionScope* scope_ = nullptr;
+  NotationScope* notation_ = nullptr;  // set inside index notation
+  shape::Facts emptyFacts_;
+  std::unordered_map<const ast::Item*, const Module*> itemModule_;
+  std::unordered_map<const ast::Item*, const ast::BlockItem*> itemOwner_;
+  std::set<const ast::FunctionItem*> signaturesInProgress_;
+  std::set<const ast::BlockItem*> blocksInProgress_;
+  // Call edges for E2119, in the order calls were checked.
+  struct CallEdge {
+    const ast::FunctionItem* caller;
+    const ast::FunctionItem* callee;
+    Span span;
+  };
+  std::vector<CallEdge> calls_;
+};
+
+}  // namespace linnet::check

@@ -1,0 +1,85 @@
+// TypedIR: what the checker hands to later stages (graph views, lowering).
+// For every checked function: its generics, parameter and return types, the
+// shape facts of its `where` clauses (its block's included), and the type of
+// every expression it contains, keyed by the AST node (spans stay on the
+// nodes). Later stages read types from here and never infer them again. An
+// expression whose type is Error was either reported or is a construct the
+// checker does not check yet (docs/checker.md lists them); consumers must
+// treat it as "unknown", never as valid.
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/check/Type.h"
+#include "compiler/shape/Facts.h"
+
+namespace linnet::check {
+
+// One `where` clause as the shape solver reads it.
+struct WhereClause {
+  shape::DimExpr lhs;
+  shape::Relation relation = shape::Relation::Equal;
+  shape::DimExpr rhs;
+  Span span;
+};
+
+// A function's signature in its own generics (and its block's).
+struct Signature {
+  const Module* module = nullptr;
+  const ast::FunctionItem* item = nullptr;
+  const ast::BlockItem* owner = nullptr;              // the enclosing block, if a method
+  std::vector<const ast::GenericParam*> generics;     // the block's, then the function's own
+  std::vector<Type> params;                           // parallel to item->params
+  Type result;                                        // Unit when there is no `-> T`
+  shape::Facts facts;                                 // block and function `where` clauses
+  std::vector<WhereClause> where;                     // the function's own clauses
+  bool complete = true;                               // false: some part could not be typed
+};
+
+struct CheckedFunction {
+  const Signature* signature = nullptr;
+  // The type of every expression of the body (and of parameter defaults).
+  std::unordered_map<const ast::Expr*, Type> exprTypes;
+
+  const Type* typeOf(const ast::Expr* e) const {
+    auto it = exprTypes.find(e);
+    return it == exprTypes.end() ? nullptr : &it->second;
+  }
+};
+
+// A block's members, typed in the block's generics.
+struct CheckedBlock {
+  const Module* module = nullptr;
+  const ast::BlockItem* item = nullptr;
+  shape::Facts facts;
+  std::vector<WhereClause> where;  // proved wherever the block is instantiated
+  std::unordered_map<const ast::MemberItem*, Type> members;
+};
+
+class CheckedProgram {
+ public:
+  const Signature* signatureOf(const ast::FunctionItem* f) const {
+    auto it = signatures_.find(f);
+    return it == signatures_.end() ? nullptr : it->second.get();
+  }
+  const CheckedFunction* functionOf(const ast::FunctionItem* f) const {
+    auto it = functions_.find(f);
+    return it == functions_.end() ? nullptr : it->second.get();
+  }
+  const CheckedBlock* blockOf(const ast::BlockItem* b) const {
+    auto it = blocks_.find(b);
+    return it == blocks_.end() ? nullptr : it->second.get();
+  }
+  // The type of any checked expression of the program; null if unchecked.
+  const Type* typeOf(const ast::Expr* e) const;
+
+ private:
+  friend class Checker;
+  std::unordered_map<const ast::FunctionItem*, std::unique_ptr<Signature>> signatures_;
+  std::unordered_map<const ast::FunctionItem*, std::unique_ptr<CheckedFunction>> functions_;
+  std::unordered_map<const ast::BlockItem*, std::unique_ptr<CheckedBlock>> blocks_;
+};
+
+}  // namespace linnet::check
