@@ -16,8 +16,11 @@ build: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# Until the runtime runs entries, the main job checks the model and binds it to
+# the embedded default checkpoint: the model page with its generics and memory.
 run: build
-	./$(BUILD)/bin/linnet inspect models/phi3
+	./$(BUILD)/bin/linnet check models/phi3
+	./$(BUILD)/bin/linnet inspect models/phi3 --checkpoint test/data/embedded --memory
 
 test: build
 	@bash tools/run-tests.sh $(BUILD)

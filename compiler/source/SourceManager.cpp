@@ -20,8 +20,11 @@ LineColumn SourceFile::lineColumn(uint32_t offset) const {
   auto it = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), offset);
   uint32_t lineIndex = static_cast<uint32_t>(it - lineStarts_.begin()) - 1;
   uint32_t column = 1;
+  uint32_t begin = lineStarts_[lineIndex];
+  // A byte-order mark is not part of the text: the first character is column 1.
+  if (begin == 0 && text_.starts_with("\xEF\xBB\xBF")) begin = std::min<uint32_t>(3, offset);
   // Count code points: every byte that is not a UTF-8 continuation byte.
-  for (uint32_t i = lineStarts_[lineIndex]; i < offset; ++i) {
+  for (uint32_t i = begin; i < offset; ++i) {
     if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++column;
   }
   return {lineIndex + 1, column};
