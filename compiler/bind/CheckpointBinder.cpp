@@ -411,8 +411,31 @@ bool Binder::enumerate(size_t entry, std::vector<std::vector<int64_t>>& out) {
   }
 }
 
+// The concrete path of the optional sub `entry` sits in, at `indices`.
+std::string optionalSubKey(const manifest::ManifestEntry& entry, const std::vector<int64_t>& indices) {
+  size_t levels = 0;
+  for (size_t p = entry.optionalSub.find("[*]"); p != std::string::npos; p = entry.optionalSub.find("[*]", p + 3))
+    ++levels;
+  return concretePath(entry.optionalSub, std::vector<int64_t>(indices.begin(), indices.begin() + levels));
+}
+
 void Binder::bindTensors(BoundModel& model) {
   std::set<const rt::TensorView*> used;
+  // An optional sub is present only if every non-optional parameter inside it
+  // is; one that is partly there is an error, reported once.
+  struct SubPresence { std::vector<std::string> present, missing; bool reported = false; };
+  std::map<std::string, SubPresence> subs;
+  for (size_t i = 0; i < manifest_.entries.size(); ++i) {
+    const manifest::ManifestEntry& entry = manifest_.entries[i];
+    std::vector<std::vector<int64_t>> all;
+    if (entry.kind == ast::MemberKind::State || entry.optionalSub.empty() || !enumerate(i, all)) continue;
+    for (const std::vector<int64_t>& indices : all) {
+      SubPresence& sub = subs[optionalSubKey(entry, indices)];
+      std::string tensorName = tensorNameFor(i, indices);
+      if (checkpoint_.find(tensorName)) sub.present.push_back(tensorName);
+      else if (!entry.ownOptional) sub.missing.push_back(tensorName);
+    }
+  }
   for (size_t i = 0; i < manifest_.entries.size(); ++i) {
     const manifest::ManifestEntry& entry = manifest_.entries[i];
     if (entry.kind == ast::MemberKind::State) continue;
@@ -438,6 +461,24 @@ void Binder::bindTensors(BoundModel& model) {
       std::string path = concretePath(entry.path, indices);
       std::string tensorName = tensorNameFor(i, indices);
       const rt::TensorView* tensor = checkpoint_.find(tensorName);
+      if (!entry.optionalSub.empty()) {
+        std::string key = optionalSubKey(entry, indices);
+        SubPresence& sub = subs[key];
+        if (!sub.present.empty() && !sub.missing.empty()) {
+          if (tensor) used.insert(tensor);  // reported as part of the sub, not as unexpected
+          if (!sub.reported) {
+            diagnostics_.emit(DiagnosticKind::PartialOptionalSub, Span{}, key, sub.present.front(),
+                              sub.missing.front())
+                .note("tensors of it present: " + std::to_string(sub.present.size()) +
+                      "; required tensors missing: " + std::to_string(sub.missing.size()))
+                .help("an optional sub is bound only when every non-optional parameter in it is");
+            sub.reported = true;
+            ok_ = false;
+          }
+          continue;
+        }
+        if (sub.present.empty()) tensor = nullptr;  // the whole sub is absent
+      }
       if (!tensor) {
         if (!entry.optional) {
           diagnostics_.emit(DiagnosticKind::MissingTensor, Span{}, path, tensorName)

@@ -11,22 +11,23 @@ namespace {
 constexpr size_t kMaxDepth = 64;
 
 void collect(const BlockRef& ref, const std::string& prefix, const Substitution& substitution,
-             const std::vector<const ast::Expr*>& repeat, bool optional, size_t depth,
+             const std::vector<const ast::Expr*>& repeat, const std::string& optionalSub, size_t depth,
              ast::Arena& arena, std::vector<ManifestEntry>& entries) {
   if (depth > kMaxDepth) return;
   for (const ast::Item* item : ref.block->body) {
     auto* member = ast::as<ast::MemberItem>(item);
     if (!member) continue;
     const ast::TypeNode* type = member->type;
-    bool memberOptional = optional;
+    bool ownOptional = false;
     if (auto* opt = ast::as<ast::OptionalTypeNode>(type)) {
-      memberOptional = true;
+      ownOptional = true;
       type = opt->inner;
     }
     if (member->member != ast::MemberKind::Sub) {
       entries.push_back({prefix + member->name.name, member->member,
-                         substituteType(type, substitution, arena), repeat, memberOptional,
-                         member, ref.module});
+                         substituteType(type, substitution, arena), repeat,
+                         ownOptional || !optionalSub.empty(), ownOptional, optionalSub, member,
+                         ref.module});
       continue;
     }
     std::vector<const ast::Expr*> childRepeat = repeat;
@@ -41,7 +42,9 @@ void collect(const BlockRef& ref, const std::string& prefix, const Substitution&
     if (!child.block || !named) continue;
     Substitution childSubstitution =
         bindArguments(child.block->generics, named->genericArgs, substitution, arena);
-    collect(child, childPrefix + ".", childSubstitution, childRepeat, memberOptional, depth + 1,
+    // The outermost optional sub decides presence for everything inside it.
+    std::string childOptionalSub = !optionalSub.empty() ? optionalSub : ownOptional ? childPrefix : "";
+    collect(child, childPrefix + ".", childSubstitution, childRepeat, childOptionalSub, depth + 1,
             arena, entries);
   }
 }
@@ -50,7 +53,7 @@ void collect(const BlockRef& ref, const std::string& prefix, const Substitution&
 
 BlockManifest buildManifest(const BlockRef& block, ast::Arena& arena) {
   BlockManifest manifest{block, {}};
-  collect(block, "", {}, {}, false, 0, arena, manifest.entries);
+  collect(block, "", {}, {}, "", 0, arena, manifest.entries);
   return manifest;
 }
 

@@ -20,7 +20,9 @@ struct ManifestEntry {
   ast::MemberKind kind;               // Param, Buffer or State
   const ast::TypeNode* type;          // without the outer `?`, generics substituted
   std::vector<const ast::Expr*> repeat;  // array lengths, outermost first
-  bool optional;
+  bool optional;                      // ownOptional or inside an optional sub
+  bool ownOptional;                   // the member's own type is `T?`
+  std::string optionalSub;            // the outermost optional sub above it (`layers[*].extra`), or ""
   const ast::MemberItem* member;      // the declaration (for diagnostics)
   const Module* module;               // where `member` is declared
 };
