@@ -8,6 +8,7 @@
 #include "compiler/check/Checker.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/diagnostics/DiagnosticRenderer.h"
+#include "compiler/graph/Graph.h"
 #include "compiler/inspect/ModelPage.h"
 #include "compiler/inspect/Parameters.h"
 #include "compiler/inspect/Tokens.h"
@@ -74,6 +75,20 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
           loadProgram(sources, diagnostics, {options.path}, LoadOptions{common.stdDir});
       if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
       if (diagnostics.hasErrors()) return finish(common, sources, diagnostics, false, false);
+      if (!options.graph.empty()) {
+        check::CheckedProgram checked = checkProgram(*program, diagnostics);
+        if (diagnostics.hasErrors()) return finish(common, sources, diagnostics, false, false);
+        graph::GraphOptions view;
+        view.entry = options.graph;
+        view.expand = options.expand;
+        view.format = options.format == "dot"   ? graph::Format::Dot
+                      : options.format == "svg" ? graph::Format::Svg
+                      : options.format == "html" ? graph::Format::Html
+                                                 : graph::Format::Text;
+        int code = graph::printGraph(*program, checked, sources, view, std::cout, std::cerr);
+        int rendered = finish(common, sources, diagnostics, false, false);
+        return code != kExitOk ? code : rendered;
+      }
       if (options.view == InspectView::Parameters) {
         inspect::printParameters(*program, options.json, std::cout);
       } else {

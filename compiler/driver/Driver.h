@@ -32,9 +32,18 @@ struct InspectOptions {
   std::vector<std::string> binds;  // NAME=VALUE
   std::string checkpoint;
   bool memory = false;
+  std::string graph;        // --graph ENTRY: the typed graph view of that entry
+  int expand = 1;           // --expand N
+  std::string format = "text";  // --format text|dot|svg|html
+};
+
+struct FormatOptions {
+  std::vector<std::string> paths;  // files, directories, or `-` for stdin -> stdout
+  bool check = false;              // report files that would change; write nothing
 };
 
 int runCheck(const CommonOptions& common, const CheckOptions& options);
+int runFormat(const CommonOptions& common, const FormatOptions& options);
 int runInspect(const CommonOptions& common, const InspectOptions& options);
 
 }  // namespace linnet::driver

@@ -49,6 +49,11 @@ int main(int argc, char** argv) {
   lintCmd->add_flag("--json", lint.json, "Print diagnostics as JSON on stdout");
   lintCmd->add_option("--std", stdDir, "Standard library directory");
 
+  FormatOptions format;
+  CLI::App* fmtCmd = app.add_subcommand("fmt", "Rewrite files in the canonical style (`-` reads stdin)");
+  fmtCmd->add_option("paths", format.paths, "Files, directories, or -")->required();
+  fmtCmd->add_flag("--check", format.check, "Print the files that would change; change nothing");
+
   InspectOptions inspect;
   bool tokens = false, ast = false, parameters = false;
   CLI::App* inspectCmd = app.add_subcommand(
@@ -65,6 +70,11 @@ int main(int argc, char** argv) {
   inspectCmd->add_option("--checkpoint", inspect.checkpoint, "A Hugging Face checkpoint directory");
   inspectCmd->add_flag("--memory", inspect.memory, "Weights and state sizes (with --checkpoint)");
   inspectCmd->add_option("--std", stdDir, "Standard library directory");
+  auto* graphOption = inspectCmd->add_option("--graph", inspect.graph, "Draw ENTRY as a typed dataflow graph");
+  auto* expandOption = inspectCmd->add_option("--expand", inspect.expand, "Block-call levels to open (with --graph; default 1)")
+      ->check(CLI::NonNegativeNumber);
+  auto* formatOption = inspectCmd->add_option("--format", inspect.format, "text|dot|svg|html (with --graph; default text)")
+      ->check(CLI::IsMember({"text", "dot", "svg", "html"}));
 
   std::vector<const char*> cargs;
   cargs.push_back(argv[0]);
@@ -105,6 +115,7 @@ int main(int argc, char** argv) {
     lint.strict = true;
     return runCheck(common, lint);
   }
+  if (fmtCmd->parsed()) return runFormat(common, format);
   if (inspectCmd->parsed()) {
     int views = tokens + ast + parameters;
     if (views > 1) {
@@ -113,6 +124,17 @@ int main(int argc, char** argv) {
     }
     if (inspect.json && !parameters) {
       std::cerr << "linnet: error: --json goes with --parameters\n";
+      return kExitUsage;
+    }
+    bool graphExtras = expandOption->count() > 0 || formatOption->count() > 0;
+    if (graphExtras && graphOption->count() == 0) {
+      std::cerr << "linnet: error: --expand and --format go with --graph\n";
+      return kExitUsage;
+    }
+    if (graphOption->count() > 0 && (views > 0 || inspect.json || inspect.memory ||
+                                     !inspect.binds.empty() || !inspect.checkpoint.empty())) {
+      std::cerr << "linnet: error: --graph takes none of --tokens, --ast, --parameters, --json, "
+                   "--memory, --bind, --checkpoint\n";
       return kExitUsage;
     }
     inspect.view = tokens ? InspectView::Tokens
