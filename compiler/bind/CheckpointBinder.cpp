@@ -151,6 +151,16 @@ class Binder {
     sources_[name] = std::move(source);
   }
   bool isBound(const std::string& name) const { return model_.generics.count(name) != 0; }
+  // A generic that generics.json names; reports the file's mistake otherwise.
+  const ast::GenericParam* genericNamedInFile(const std::string& name) {
+    const ast::GenericParam* g = generic(name);
+    if (!g) {
+      diagnostics_.emit(DiagnosticKind::BindingFileInvalid, Span{}, "generics.json",
+                        "`" + name + "` is not a generic of `" + blockName_ + "`");
+      ok_ = false;
+    }
+    return g;
+  }
   const ast::GenericParam* generic(const std::string& name) const {
     for (const ast::GenericParam& g : block_.generics)
       if (g.name.name == name) return &g;
@@ -293,13 +303,8 @@ void Binder::applyConfigAndDefaults() {
     return BoundValue{std::nullopt, dtype};
   };
   for (const auto& [name, key] : files_.configKeys) {
-    const ast::GenericParam* g = generic(name);
-    if (!g) {
-      diagnostics_.emit(DiagnosticKind::BindingFileInvalid, Span{}, "generics.json",
-                        "`" + name + "` is not a generic of `" + blockName_ + "`");
-      ok_ = false;
-      continue;
-    }
+    const ast::GenericParam* g = genericNamedInFile(name);
+    if (!g) continue;
     if (!config.is_object() || !config.contains(key)) continue;
     const nlohmann::json& raw = config[key];
     std::string text = raw.is_string() ? raw.get<std::string>() : raw.is_number_integer() ? raw.dump() : "";
@@ -322,13 +327,8 @@ void Binder::applyConfigAndDefaults() {
     ok_ = false;
   }
   for (const auto& [name, text] : files_.defaults) {
-    const ast::GenericParam* g = generic(name);
-    if (!g) {
-      diagnostics_.emit(DiagnosticKind::BindingFileInvalid, Span{}, "generics.json",
-                        "`" + name + "` is not a generic of `" + blockName_ + "`");
-      ok_ = false;
-      continue;
-    }
+    const ast::GenericParam* g = genericNamedInFile(name);
+    if (!g) continue;
     if (isBound(name)) continue;
     std::optional<BoundValue> value = parse(*g, text);
     if (!value) {
