@@ -81,6 +81,7 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         graph::GraphOptions view;
         view.entry = options.graph;
         view.expand = options.expand;
+        view.binds = options.binds;
         view.format = options.format == "dot"   ? graph::Format::Dot
                       : options.format == "svg" ? graph::Format::Svg
                       : options.format == "html" ? graph::Format::Html

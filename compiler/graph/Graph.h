@@ -1,0 +1,96 @@
+// Graph: the typed dataflow graph of one function (`linnet inspect PACKAGE
+// --graph ENTRY`). Nodes are the entry's parameters, the operations of its
+// body (operators, op/fn/prelude calls, index expressions, notation), closed
+// block-method calls and one `result` node; groups are expanded block calls
+// and loops (`static for`, `while`, `for`, drawn once, never unrolled). Every
+// edge carries the checker's type of the value that flows on it, instantiated
+// into the entry's own generics (`T[B, S, H]`), never numbers. The graph is
+// built from the AST and the checker's typed IR only (GraphBuilder.cpp) and
+// printed as text, Graphviz dot, SVG (laid out by Graphviz's library) or one
+// self-contained HTML page (GraphRender.cpp, GraphSvg.cpp).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "compiler/check/TypedIR.h"
+#include "compiler/modules/Program.h"
+#include "compiler/source/SourceManager.h"
+
+namespace linnet::graph {
+
+enum class Format { Text, Dot, Svg, Html };
+
+struct GraphOptions {
+  std::string entry;          // the function to draw
+  int expand = 1;             // block-call levels opened below the entry
+  Format format = Format::Text;
+  // NAME=VALUE for the entry's generics (its block's and its own): edges whose
+  // dims all evaluate also show the values (`T[B, S, H] = bf16[1, 7, 3072]`).
+  std::vector<std::string> binds;
+};
+
+enum class GroupKind { Entry, BlockCall, Loop };
+
+struct Group {
+  int id = 0;
+  int parent = -1;       // -1 for the entry's own group (id 0)
+  int seq = 0;           // creation order, shared with nodes, for stable listing
+  GroupKind kind = GroupKind::Entry;
+  std::string label;     // `embedding.forward`, `for layer in layers`
+  std::string detail;    // the callee's block instance (`Embedding<Vocab, H, T>`)
+  std::string location;  // file:line:col
+};
+
+enum class NodeKind { Input, Output, Operator, Call, Block, Value, State };
+
+struct Node {
+  int id = 0;
+  int group = 0;
+  int seq = 0;
+  NodeKind kind = NodeKind::Call;
+  std::string label;     // `tokens`, `+`, `embedding`, `attention.forward`
+  std::string detail;    // input/output type, callee module, block instance
+  std::string location;
+};
+
+struct Edge {
+  int from = 0;
+  int to = 0;
+  std::string type;      // compact, in the entry's generics: `T[B, S, H]`; `?` unknown
+                         // (with --bind: `T[B, S, H] = bf16[1, 7, 3072]`)
+  check::Type value;     // the type itself, for bound values
+  std::string location;  // where the consuming expression is
+  bool back = false;     // a runtime loop's value fed to its next iteration
+};
+
+struct Graph {
+  std::string entry;     // `phi3.Model.forward`
+  int expand = 1;
+  std::vector<Group> groups;  // groups[0] is the entry
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+};
+
+// Finds `options.entry` among the root modules' functions (the root block's
+// entries first) and builds its graph. Returns false and writes an error
+// naming the available entries to `err` when there is no such function.
+bool buildGraph(const Program& program, const check::CheckedProgram& checked,
+                const SourceManager& sources, const GraphOptions& options, Graph& graph,
+                std::ostream& err);
+
+void printText(const Graph& graph, std::ostream& out);
+std::string toDot(const Graph& graph);
+// Lays out and renders the dot form through Graphviz (gvLayout/gvRenderData).
+// Returns false with `error` set when Graphviz fails.
+bool toSvg(const Graph& graph, std::string& svg, std::string& error);
+bool toHtml(const Graph& graph, std::string& html, std::string& error);
+
+// The whole view: build and print in `options.format`. Returns the exit code
+// (0, or 1 for an unknown entry or a Graphviz failure).
+int printGraph(const Program& program, const check::CheckedProgram& checked,
+               const SourceManager& sources, const GraphOptions& options, std::ostream& out,
+               std::ostream& err);
+
+}  // namespace linnet::graph
