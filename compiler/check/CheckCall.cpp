@@ -35,7 +35,9 @@ Type Checker::resolveCallee(const ast::Expr* callee) {
       case TypeKind::Tuple:
       case TypeKind::Optional:
       case TypeKind::Block:
-      case TypeKind::BlockArray: {
+      case TypeKind::BlockArray:
+      case TypeKind::Enum:
+      case TypeKind::Struct: {
         const Symbol* s = module().symbolOf(name->name);
         auto d = diagnostics_.emit(DiagnosticKind::NotCallable, callee->span, name->name.name, str(t));
         d.label(fmt::format("this is `{}`", str(t)));
@@ -66,7 +68,123 @@ Type Checker::resolveCallee(const ast::Expr* callee) {
   return t.kind() == TypeKind::Function ? t : Type::error();
 }
 
+// The struct a call's callee names (`S` or `module.S`), if any.
+static std::pair<const ast::StructItem*, const Module*> structNamedBy(const Module& m,
+                                                                     const ast::Expr* callee) {
+  const Symbol* s = nullptr;
+  if (auto* name = ast::as<ast::NameExpr>(callee)) s = m.symbolOf(name->name);
+  else if (auto* member = ast::as<ast::MemberExpr>(callee)) s = m.symbolOf(member->member);
+  if (!s || s->kind != SymbolKind::Item || !s->module) return {nullptr, nullptr};
+  return {ast::as<ast::StructItem>(s->item), s->module};
+}
+
+Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::StructItem& st,
+                                      const Module& sm) {
+  record(call->callee, Type::error());  // the struct's name is not a value
+  std::vector<Type> args;
+  for (const ast::Argument& a : call->args) args.push_back(checkExpr(a.value));
+  if (cyclic_.count(&st)) return Type::error();
+  // Every field named exactly once (E2102).
+  std::vector<const ast::Argument*> byField(st.fields.size(), nullptr);
+  std::vector<size_t> argOfField(st.fields.size(), 0);
+  bool ok = true;
+  for (size_t i = 0; i < call->args.size(); ++i) {
+    const ast::Argument& a = call->args[i];
+    if (!a.isNamed()) {
+      diagnostics_.emit(DiagnosticKind::PositionalField, a.span, st.name.name)
+          .label("a positional argument")
+          .help(fmt::format("write `{}(field = value, ...)`", st.name.name));
+      ok = false;
+      continue;
+    }
+    size_t f = 0;
+    while (f < st.fields.size() && st.fields[f].name.name != a.name.name) ++f;
+    if (f == st.fields.size()) {
+      diagnostics_.emit(DiagnosticKind::UnknownField, a.name.span, st.name.name, a.name.name)
+          .label("no such field")
+          .secondary(st.name.span, fmt::format("`{}` is declared here", st.name.name));
+      ok = false;
+      continue;
+    }
+    if (byField[f]) {
+      diagnostics_.emit(DiagnosticKind::DuplicateArgument, a.name.span, a.name.name)
+          .label("given again here")
+          .secondary(byField[f]->name.span, "first given here");
+      ok = false;
+      continue;
+    }
+    byField[f] = &a;
+    argOfField[f] = i;
+  }
+  if (!ok) return Type::error();
+  for (size_t f = 0; f < st.fields.size(); ++f) {
+    if (byField[f]) continue;
+    diagnostics_.emit(DiagnosticKind::MissingField, call->span, st.name.name, st.fields[f].name.name)
+        .label(fmt::format("`{}` is not given", st.fields[f].name.name))
+        .secondary(st.fields[f].name.span, "field declared here");
+    return Type::error();
+  }
+  // Generics: written ones bind in order, the others are inferred from the
+  // fields (as for a call).
+  Inference inf;
+  if (call->genericArgs.size() > st.generics.size()) {
+    diagnostics_.emit(DiagnosticKind::WrongGenericCount, call->callee->span, st.name.name,
+                      st.generics.size(), call->genericArgs.size())
+        .label("wrong number of generic arguments")
+        .secondary(st.name.span, "declared here");
+    return Type::error();
+  }
+  for (size_t i = 0; i < st.generics.size(); ++i) {
+    const ast::GenericParam& g = st.generics[i];
+    if (i < call->genericArgs.size()) {
+      GenericValue v = genericValue(module(), call->genericArgs[i], g);
+      if (std::holds_alternative<std::monostate>(v)) return Type::error();
+      if (auto* d = std::get_if<shape::DimExpr>(&v)) inf.subst.shapes.dims[symbolIdOf(g)] = *d;
+      if (auto* p = std::get_if<shape::Shape>(&v)) inf.subst.shapes.packs[symbolIdOf(g)] = *p;
+      if (auto* t = std::get_if<DType>(&v)) inf.subst.dtypes[&g] = *t;
+      continue;
+    }
+    if (g.isPack || g.constraint == ast::GenericKind::Dim) inf.openShapes[symbolIdOf(g)] = &g;
+    else inf.openDTypes.insert(&g);
+  }
+  std::vector<Type> fieldTypes;
+  for (size_t f = 0; f < st.fields.size(); ++f) {
+    fieldTypes.push_back(resolveType(sm, st.fields[f].type, nullptr));
+    unify(fieldTypes.back(), args[argOfField[f]], inf, byField[f]->value->span);
+  }
+  for (const ast::GenericParam& g : st.generics) {
+    bool bound = g.isPack ? inf.subst.shapes.packs.count(symbolIdOf(g))
+                 : g.constraint == ast::GenericKind::Dim ? inf.subst.shapes.dims.count(symbolIdOf(g))
+                                                          : inf.subst.dtypes.count(&g);
+    if (bound) {
+      auto it = inf.subst.dtypes.find(&g);
+      if (it != inf.subst.dtypes.end() && !satisfies(it->second, g.constraint)) {
+        diagnostics_.emit(DiagnosticKind::DTypeConstraint, call->callee->span, it->second.str(),
+                          g.name.name, ast::genericKindName(g.constraint))
+            .label(fmt::format("`{}` is not {}", it->second.str(), ast::genericKindName(g.constraint)))
+            .secondary(g.constraintSpan, "constraint declared here");
+        return Type::error();
+      }
+      continue;
+    }
+    // Not inferred (a field argument of unknown type, or a generic in no
+    // field): unknown rather than a guess.
+    return Type::error();
+  }
+  bool fieldsOk = true;
+  for (size_t f = 0; f < st.fields.size(); ++f) {
+    Type expected = instantiate(fieldTypes[f], inf.subst);
+    if (!requireType(args[argOfField[f]], expected, byField[f]->value->span, st.fields[f].type->span,
+                     "field type declared here", byField[f]->value))
+      fieldsOk = false;
+  }
+  if (!fieldsOk) return Type::error();
+  return Type::structure(&sm, &st, inf.subst);
+}
+
 Type Checker::checkCall(const ast::CallExpr* call) {
+  if (auto [st, sm] = structNamedBy(module(), call->callee); st)
+    return checkStructConstruction(call, *st, *sm);
   Type callee = resolveCallee(call->callee);
   if (callee.kind() != TypeKind::Function) {
     // Still type the arguments so their own mistakes are found.
@@ -106,6 +224,16 @@ static bool mentionsAny(const Type& t, const Inference& inf) {
     }
     return false;
   }
+  if (t.kind() == TypeKind::Struct) {
+    const Substitution& args = t.structArgs();
+    for (const auto& [id, dim] : args.shapes.dims)
+      if (dimMentionsOpen(dim, inf)) return true;
+    for (const auto& [id, pack] : args.shapes.packs)
+      if (mentionsAny(Type::tensor(pack, DType::of(ast::ScalarType::Bool)), inf)) return true;
+    for (const auto& [g, d] : args.dtypes)
+      if (d.generic && inf.isOpenUnbound(d.generic)) return true;
+    return false;
+  }
   for (const Type& e : t.elements())
     if (mentionsAny(e, inf)) return true;
   return false;
@@ -122,6 +250,31 @@ void Checker::unify(const Type& pattern, const Type& actual, Inference& inf, Spa
       pattern.elements().size() == actual.elements().size()) {
     for (size_t i = 0; i < pattern.elements().size(); ++i)
       unify(pattern.elements()[i], actual.elements()[i], inf, span);
+    return;
+  }
+  if (pattern.kind() == TypeKind::Struct && actual.kind() == TypeKind::Struct &&
+      pattern.structItem() == actual.structItem()) {
+    // Each generic argument of the struct, matched as a one-axis tensor (a
+    // dim), a shape (a pack) or a scalar (a dtype).
+    const Substitution& p = pattern.structArgs();
+    const Substitution& a = actual.structArgs();
+    DType anyDType = DType::of(ast::ScalarType::Bool);
+    for (const ast::GenericParam& g : pattern.structItem()->generics) {
+      shape::SymbolId id = symbolIdOf(g);
+      if (g.isPack) {
+        auto i = p.shapes.packs.find(id), j = a.shapes.packs.find(id);
+        if (i != p.shapes.packs.end() && j != a.shapes.packs.end())
+          unify(Type::tensor(i->second, anyDType), Type::tensor(j->second, anyDType), inf, span);
+      } else if (g.constraint == ast::GenericKind::Dim) {
+        auto i = p.shapes.dims.find(id), j = a.shapes.dims.find(id);
+        if (i != p.shapes.dims.end() && j != a.shapes.dims.end())
+          unify(Type::tensor({i->second}, anyDType), Type::tensor({j->second}, anyDType), inf, span);
+      } else {
+        auto i = p.dtypes.find(&g), j = a.dtypes.find(&g);
+        if (i != p.dtypes.end() && j != a.dtypes.end())
+          unify(Type::scalar(i->second), Type::scalar(j->second), inf, span);
+      }
+    }
     return;
   }
   if (!pattern.isTensor() || !actual.isTensor()) return;

@@ -237,31 +237,38 @@ std::shared_ptr<const BlockInstance> Checker::instantiateBlock(const Module& fro
   auto instance = std::make_shared<BlockInstance>();
   instance->module = &blockModule;
   instance->block = &b;
-  if (named.genericArgs.size() > b.generics.size()) {
-    diagnostics_.emit(DiagnosticKind::WrongGenericCount, named.span, b.name.name,
-                      b.generics.size(), named.genericArgs.size())
+  if (!bindGenerics(from, named, b.generics, b.name, blockModule, instance->args)) return nullptr;
+  return instance;
+}
+
+bool Checker::bindGenerics(const Module& from, const ast::NamedTypeNode& named,
+                           const std::vector<ast::GenericParam>& generics, const ast::Ident& name,
+                           const Module& declModule, Substitution& out) {
+  if (named.genericArgs.size() > generics.size()) {
+    diagnostics_.emit(DiagnosticKind::WrongGenericCount, named.span, name.name,
+                      generics.size(), named.genericArgs.size())
         .label("wrong number of generic arguments")
-        .secondary(b.name.span, "declared here");
-    return nullptr;
+        .secondary(name.span, "declared here");
+    return false;
   }
-  for (size_t i = 0; i < b.generics.size(); ++i) {
-    const ast::GenericParam& g = b.generics[i];
+  for (size_t i = 0; i < generics.size(); ++i) {
+    const ast::GenericParam& g = generics[i];
     GenericValue v;
     if (i < named.genericArgs.size()) {
       v = genericValue(from, named.genericArgs[i], g);
     } else if (g.defaultValue) {
-      v = genericValue(blockModule, *g.defaultValue, g);
+      v = genericValue(declModule, *g.defaultValue, g);
     } else {
       diagnostics_.emit(DiagnosticKind::MissingGenericArgument, named.span, g.name.name,
-                        b.name.name)
-          .label(fmt::format("`{}` needs a value for `{}`", b.name.name, g.name.name))
+                        name.name)
+          .label(fmt::format("`{}` needs a value for `{}`", name.name, g.name.name))
           .secondary(g.name.span, "declared here");
-      return nullptr;
+      return false;
     }
-    if (std::holds_alternative<std::monostate>(v)) return nullptr;
+    if (std::holds_alternative<std::monostate>(v)) return false;
     shape::SymbolId id = symbolIdOf(g);
-    if (auto* d = std::get_if<shape::DimExpr>(&v)) instance->args.shapes.dims[id] = *d;
-    if (auto* s = std::get_if<shape::Shape>(&v)) instance->args.shapes.packs[id] = *s;
+    if (auto* d = std::get_if<shape::DimExpr>(&v)) out.shapes.dims[id] = *d;
+    if (auto* s = std::get_if<shape::Shape>(&v)) out.shapes.packs[id] = *s;
     if (auto* t = std::get_if<DType>(&v)) {
       if (!satisfies(*t, g.constraint)) {
         Span at = i < named.genericArgs.size() ? named.genericArgs[i].span : named.span;
@@ -269,12 +276,12 @@ std::shared_ptr<const BlockInstance> Checker::instantiateBlock(const Module& fro
                           ast::genericKindName(g.constraint))
             .label(fmt::format("`{}` is not {}", t->str(), ast::genericKindName(g.constraint)))
             .secondary(g.constraintSpan, "constraint declared here");
-        return nullptr;
+        return false;
       }
-      instance->args.dtypes[&g] = *t;
+      out.dtypes[&g] = *t;
     }
   }
-  return instance;
+  return true;
 }
 
 Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::Facts* facts) {
@@ -342,7 +349,27 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
         if (!instance) return Type::error();
         return Type::block(std::move(instance));
       }
-      // Aliases, structs and enums are not typed yet (docs/checker.md).
+      if (auto* en = ast::as<ast::EnumItem>(item.item)) {
+        if (!en->generics.empty()) return Type::error();  // generic enums: not typed yet
+        return Type::enumeration(item.module, en);
+      }
+      if (auto* alias = ast::as<ast::TypeAliasItem>(item.item)) {
+        // Transparent: the aliased type with the written generic arguments.
+        // A cyclic alias was reported (E2122) and stays unknown.
+        if (cyclic_.count(alias) || !aliasesInProgress_.insert(alias).second) return Type::error();
+        Substitution args;
+        bool bound = bindGenerics(m, *named, alias->generics, alias->name, *item.module, args);
+        Type aliased = bound ? resolveType(*item.module, alias->type, nullptr) : Type::error();
+        aliasesInProgress_.erase(alias);
+        return bound ? instantiate(aliased, args) : Type::error();
+      }
+      if (auto* st = ast::as<ast::StructItem>(item.item)) {
+        if (cyclic_.count(st)) return Type::error();
+        Substitution args;
+        if (!bindGenerics(m, *named, st->generics, st->name, *item.module, args))
+          return Type::error();
+        return Type::structure(item.module, st, std::move(args));
+      }
       return Type::error();
     }
   }

@@ -4,6 +4,7 @@
 // `some`/`none`, member access on sub-blocks. Calls are in CheckCall.cpp,
 // indexing in CheckIndex.cpp. Each expression's type is recorded.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <limits>
 
@@ -47,6 +48,29 @@ bool Checker::sameType(const Type& a, const Type& b) const {
         if (!sameType(a.elements()[i], b.elements()[i])) return false;
       return true;
     case TypeKind::Optional: return sameType(a.optionalInner(), b.optionalInner());
+    case TypeKind::Enum: return a.enumItem() == b.enumItem();
+    case TypeKind::Struct: {
+      if (a.structItem() != b.structItem()) return false;
+      const Substitution& x = a.structArgs();
+      const Substitution& y = b.structArgs();
+      for (const ast::GenericParam& g : a.structItem()->generics) {
+        shape::SymbolId id = symbolIdOf(g);
+        if (g.isPack) {
+          auto i = x.shapes.packs.find(id), j = y.shapes.packs.find(id);
+          if (i == x.shapes.packs.end() || j == y.shapes.packs.end()) continue;
+          if (!sameShape(i->second, j->second)) return false;
+        } else if (g.constraint == ast::GenericKind::Dim) {
+          auto i = x.shapes.dims.find(id), j = y.shapes.dims.find(id);
+          if (i == x.shapes.dims.end() || j == y.shapes.dims.end()) continue;
+          if (!facts().provablyEqual(i->second, j->second)) return false;
+        } else {
+          auto i = x.dtypes.find(&g), j = y.dtypes.find(&g);
+          if (i == x.dtypes.end() || j == y.dtypes.end()) continue;
+          if (!(i->second == j->second)) return false;
+        }
+      }
+      return true;
+    }
     case TypeKind::Error:
     case TypeKind::Unit:
     case TypeKind::IntLiteral:
@@ -125,6 +149,8 @@ bool Checker::literalFits(const Type& literal, const DType& d, const ast::Expr* 
     case TypeKind::BlockArray:
     case TypeKind::Function:
     case TypeKind::Module:
+    case TypeKind::Enum:
+    case TypeKind::Struct:
       return true;
   }
   return true;
@@ -149,6 +175,8 @@ Type Checker::concretize(const Type& t) {
     case TypeKind::BlockArray:
     case TypeKind::Function:
     case TypeKind::Module:
+    case TypeKind::Enum:
+    case TypeKind::Struct:
       return t;
   }
   return t;
@@ -298,9 +326,14 @@ Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
       return record(e, Type::error());
     case ast::ExprKind::Reduction:
       return record(e, checkReduction(static_cast<const ast::ReductionExpr*>(e)));
-    case ast::ExprKind::ForScan:
-      // Scans: not checked yet.
+    case ast::ExprKind::ForScan: {
+      // A scan reaches here only as an operand (checkValue takes the others).
+      Span keyword{e->span.file, e->span.begin, e->span.begin + 3};
+      diagnostics_.emit(DiagnosticKind::ScanAsOperand, keyword)
+          .label("this scan is used inside a larger expression")
+          .help("bind it first: `let ys = for i in A..B { ... yield e }`, then use `ys`");
       return record(e, Type::error());
+    }
   }
   return Type::error();
 }
@@ -311,6 +344,7 @@ Type Checker::checkName(const ast::NameExpr* e) {
   switch (s->kind) {
     case SymbolKind::Param: {
       const Signature* sig = scope_->signature;
+      if (!sig) return Type::error();
       const auto& params = sig->item->params;
       for (size_t i = 0; i < params.size(); ++i)
         if (&params[i] == s->param) return sig->params[i];
@@ -337,7 +371,7 @@ Type Checker::checkName(const ast::NameExpr* e) {
       if (auto* c = ast::as<ast::ConstItem>(s->item)) {
         if (c->type) {
           Type t = resolveType(*s->module, c->type, nullptr);
-          return t.isScalar() ? t : Type::error();
+          return t.isScalar() || t.kind() == TypeKind::Enum ? t : Type::error();
         }
         if (auto d = dimOf(*s->module, c->value)) return Type::compileInt(*d);
         if (ast::isa<ast::FloatLiteralExpr>(c->value)) return Type::floatLiteral();
@@ -460,6 +494,18 @@ Type Checker::checkBinary(const ast::BinaryExpr* e) {
     return l;
   }
   if (l.isError() || r.isError()) return Type::error();
+  // Enum values compare with `==` and `!=` to values of the same enum.
+  bool equality = e->op == ast::BinaryOp::Eq || e->op == ast::BinaryOp::Ne;
+  if (equality && (l.kind() == TypeKind::Enum || r.kind() == TypeKind::Enum)) {
+    if (l.kind() == r.kind() && l.enumItem() == r.enumItem())
+      return Type::scalar(DType::of(ast::ScalarType::Bool));
+    const Type& enumSide = l.kind() == TypeKind::Enum ? l : r;
+    const Type& other = l.kind() == TypeKind::Enum ? r : l;
+    const ast::Expr* otherExpr = l.kind() == TypeKind::Enum ? e->rhs : e->lhs;
+    diagnostics_.emit(DiagnosticKind::TypeMismatch, otherExpr->span, str(enumSide), str(other))
+        .label(fmt::format("`{}` compares only with `{}`", str(enumSide), str(enumSide)));
+    return Type::error();
+  }
   for (auto [t, x] : {std::pair{&l, e->lhs}, std::pair{&r, e->rhs}}) {
     if (isOperand(*t)) continue;
     diagnostics_.emit(DiagnosticKind::InvalidOperand, x->span, op, str(*t))
@@ -556,27 +602,64 @@ std::optional<Type> Checker::joinBranches(const Type& a, const Type& b, Span bSp
   return a;
 }
 
+static std::string patternText(const ast::Pattern* p) {
+  switch (p->kind) {
+    case ast::PatternKind::Binding: return p->name.name;
+    case ast::PatternKind::Some: return "some(...)";
+    case ast::PatternKind::None: return "none";
+    case ast::PatternKind::Tuple: return "(...)";
+  }
+  return "_";
+}
+
 Type Checker::checkMatch(const ast::MatchExpr* e, const Type* expected) {
   Type s = checkExpr(e->scrutinee);
-  // Only matches on optionals are typed; enums come later.
+  // Matches on optionals and enums are typed; on anything else the arms are
+  // checked but the result is unknown.
   bool optional = s.kind() == TypeKind::Optional;
-  bool sawSome = false, sawNone = false, sawCatchAll = false;
+  bool enumeration = s.kind() == TypeKind::Enum;
+  bool sawSome = false, sawNone = false, sawCatchAll = false, impossible = false;
+  std::set<uint32_t> variants;
   std::optional<Type> result;
-  bool error = !optional;
+  bool error = !optional && !enumeration;
   for (const ast::MatchArm& arm : e->arms) {
     const ast::Pattern* p = arm.pattern;
-    if (optional && p) {
-      switch (p->kind) {
-        case ast::PatternKind::Some:
-          sawSome = true;
-          if (p->inner) bindPattern(p->inner, s.optionalInner(), false);
-          break;
-        case ast::PatternKind::None: sawNone = true; break;
-        case ast::PatternKind::Binding:
+    if ((optional || enumeration) && p) {
+      const Symbol* v =
+          p->kind == ast::PatternKind::Binding ? module().symbolOf(p->name) : nullptr;
+      bool isVariant = v && v->kind == SymbolKind::EnumVariant;
+      bool fits = true;
+      if (enumeration) {
+        if (isVariant && v->item == s.enumItem()) variants.insert(v->variant);
+        else if (p->kind == ast::PatternKind::Binding && !isVariant) {
           sawCatchAll = true;
           bindPattern(p, s, false);
-          break;
-        case ast::PatternKind::Tuple: error = true; break;
+        } else fits = false;
+      } else {
+        switch (p->kind) {
+          case ast::PatternKind::Some:
+            sawSome = true;
+            if (p->inner) bindPattern(p->inner, s.optionalInner(), false);
+            break;
+          case ast::PatternKind::None: sawNone = true; break;
+          case ast::PatternKind::Binding:
+            if (isVariant) {
+              fits = false;
+              break;
+            }
+            sawCatchAll = true;
+            bindPattern(p, s, false);
+            break;
+          case ast::PatternKind::Tuple: fits = false; break;
+        }
+      }
+      if (!fits) {
+        auto d = diagnostics_.emit(DiagnosticKind::ImpossiblePattern, p->span, patternText(p), str(s));
+        d.label(isVariant ? fmt::format("a variant of `{}`", v->item->name.name)
+                          : fmt::format("`{}` never has this form", str(s)));
+        d.secondary(e->scrutinee->span, fmt::format("this is `{}`", str(s)));
+        impossible = true;
+        error = true;
       }
     }
     Type t = checkExpr(arm.value, expected);
@@ -599,11 +682,23 @@ Type Checker::checkMatch(const ast::MatchExpr* e, const Type* expected) {
     if (joined->isError()) error = true;
     result = *joined;
   }
+  if (impossible) return Type::error();
   if (optional && !sawCatchAll && (!sawSome || !sawNone)) {
     diagnostics_.emit(DiagnosticKind::NonExhaustiveMatch, e->scrutinee->span, str(s),
                       sawSome ? "none" : "some(_)")
         .label(fmt::format("`{}` is not covered", sawSome ? "none" : "some(_)"))
         .help(fmt::format("add an arm `{} => ...`", sawSome ? "none" : "some(value)"));
+    return Type::error();
+  }
+  if (enumeration && !sawCatchAll && variants.size() < s.enumItem()->variants.size()) {
+    std::vector<std::string> missing;
+    for (uint32_t i = 0; i < s.enumItem()->variants.size(); ++i)
+      if (!variants.count(i)) missing.push_back(s.enumItem()->variants[i].name);
+    std::string list = fmt::format("{}", fmt::join(missing, "`, `"));
+    diagnostics_.emit(DiagnosticKind::NonExhaustiveMatch, e->scrutinee->span, str(s), list)
+        .label(fmt::format("`{}` {} not covered", list, missing.size() == 1 ? "is" : "are"))
+        .secondary(s.enumItem()->name.span, fmt::format("`{}` is declared here", str(s)))
+        .help(fmt::format("add an arm for each missing variant, or a catch-all `other => ...`"));
     return Type::error();
   }
   if (error || !result) return Type::error();
@@ -634,7 +729,28 @@ Type Checker::memberOfBlock(const BlockInstance& instance, const ast::Ident& mem
   return Type::error();
 }
 
+// `E.A`: the enum named by `base`, when it names one (`E` or `module.E`).
+static const ast::EnumItem* enumNamedBy(const Module& m, const ast::Expr* base) {
+  const Symbol* s = nullptr;
+  if (auto* name = ast::as<ast::NameExpr>(base)) s = m.symbolOf(name->name);
+  else if (auto* member = ast::as<ast::MemberExpr>(base)) s = m.symbolOf(member->member);
+  if (!s || s->kind != SymbolKind::Item) return nullptr;
+  return ast::as<ast::EnumItem>(s->item);
+}
+
 Type Checker::checkMember(const ast::MemberExpr* e) {
+  if (const ast::EnumItem* en = enumNamedBy(module(), e->base)) {
+    record(e->base, Type::error());  // the enum's name is not a value
+    const Symbol* s = nullptr;
+    if (auto* name = ast::as<ast::NameExpr>(e->base)) s = module().symbolOf(name->name);
+    else s = module().symbolOf(static_cast<const ast::MemberExpr*>(e->base)->member);
+    for (const ast::Ident& v : en->variants)
+      if (v.name == e->member.name) return Type::enumeration(s->module, en);
+    diagnostics_.emit(DiagnosticKind::UnknownMember, e->member.span, en->name.name, e->member.name)
+        .label(fmt::format("not a variant of `{}`", en->name.name))
+        .secondary(en->name.span, fmt::format("`{}` is declared here", en->name.name));
+    return Type::error();
+  }
   Type base = checkExpr(e->base);
   switch (base.kind()) {
     case TypeKind::Error: return base;
@@ -666,6 +782,22 @@ Type Checker::checkMember(const ast::MemberExpr* e) {
       diagnostics_.emit(DiagnosticKind::UnknownMember, e->member.span, str(base), e->member.name)
           .label(fmt::format("`{}` has no members", str(base)));
       return Type::error();
+    case TypeKind::Enum:
+      diagnostics_.emit(DiagnosticKind::UnknownMember, e->member.span, str(base), e->member.name)
+          .label(fmt::format("`{}` has no members", str(base)));
+      return Type::error();
+    case TypeKind::Struct: {
+      const ast::StructItem* st = base.structItem();
+      const Module* sm = base.module();
+      for (const ast::Field& f : st->fields) {
+        if (f.name.name != e->member.name) continue;
+        return instantiate(resolveType(*sm, f.type, nullptr), base.structArgs());
+      }
+      diagnostics_.emit(DiagnosticKind::UnknownMember, e->member.span, str(base), e->member.name)
+          .label("no such field")
+          .secondary(st->name.span, fmt::format("`{}` is declared here", st->name.name));
+      return Type::error();
+    }
     case TypeKind::Unit:
     case TypeKind::None:
     case TypeKind::Function:

@@ -159,7 +159,26 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
   return Type::scalar(base.dtype());
 }
 
+// E3105: a name listed twice in one index list. Reported at the second
+// occurrence; true when reported (the construct is then not checked further:
+// the uses bind to one of the two, so domains would be misleading).
+bool Checker::duplicateIndex(const std::vector<const ast::Ident*>& indices) {
+  for (size_t i = 0; i < indices.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      if (indices[i]->name != indices[j]->name) continue;
+      diagnostics_.emit(DiagnosticKind::DuplicateIndex, indices[i]->span, indices[i]->name)
+          .label("listed again here")
+          .secondary(indices[j]->span, "first listed here")
+          .help("a repeated subscript (a diagonal) is written in the accesses, `a[i, i]`, not in the index list");
+      return true;
+    }
+  return false;
+}
+
 Type Checker::checkReduction(const ast::ReductionExpr* e) {
+  std::vector<const ast::Ident*> listed;
+  for (const ast::Ident& index : e->indices) listed.push_back(&index);
+  if (duplicateIndex(listed)) return Type::error();
   NotationScope local;
   bool own = notation_ == nullptr;
   if (own) notation_ = &local;
@@ -205,6 +224,12 @@ Type Checker::checkReduction(const ast::ReductionExpr* e) {
 }
 
 void Checker::checkComprehension(const ast::LetComprehensionStmt* let) {
+  std::vector<const ast::Ident*> listed;
+  for (const ast::IndexOutput& output : let->outputs) listed.push_back(&output.name);
+  if (duplicateIndex(listed)) {
+    scope_->locals[keyOf(let->name.span)] = LocalInfo{Type::error(), false, let->name.span};
+    return;
+  }
   NotationScope scope;
   NotationScope* saved = notation_;
   notation_ = &scope;

@@ -3,8 +3,10 @@
 // own `state`, with the type fixed: E2108, E2109), `return` (type, and not
 // inside loops: E2120; a body with a result type must end in one),
 // `static for` over block arrays and compile-time ranges (E2121), `while`
-// (E2114) and counted `for` loops. Index-notation lets and scans are not
-// checked yet: their names get the Error type silently.
+// (E2114), counted `for` loops, and scans: `for` as the whole value of
+// `let`/`var`/assignment/`return`, whose body ends in `yield` (E2124 for a
+// misplaced `yield` or a scan without one; E2206 for a range not provably
+// in order).
 #include <fmt/format.h>
 
 #include "compiler/check/CheckerImpl.h"
@@ -75,6 +77,127 @@ void Checker::checkFunction(const ast::FunctionItem& f) {
   out_.functions_[&f] = std::move(checked);
 }
 
+Type Checker::checkValue(const ast::Expr* e, const Type* expected) {
+  if (auto* scan = ast::as<ast::ForScanExpr>(e)) return record(e, checkScan(scan, expected));
+  return checkExpr(e, expected);
+}
+
+// The element type a stacked value of type `t` expects: `t` without its
+// leading axis (tuples element-wise); nullopt when there is none.
+static std::optional<Type> unstacked(const Type& t) {
+  if (t.kind() == TypeKind::Tensor && !t.shape().empty() &&
+      std::holds_alternative<shape::DimExpr>(t.shape().front())) {
+    shape::Shape rest(t.shape().begin() + 1, t.shape().end());
+    return Type::tensor(std::move(rest), t.dtype());
+  }
+  if (t.kind() == TypeKind::Tuple) {
+    std::vector<Type> elements;
+    for (const Type& e : t.elements()) {
+      auto u = unstacked(e);
+      if (!u) return std::nullopt;
+      elements.push_back(*u);
+    }
+    return Type::tuple(std::move(elements));
+  }
+  return std::nullopt;
+}
+
+Type Checker::stackYield(const Type& element, const Type* expected, const shape::DimExpr& length,
+                         const ast::Expr* value) {
+  switch (element.kind()) {
+    case TypeKind::IntLiteral:
+    case TypeKind::FloatLiteral:
+    case TypeKind::CompileInt: {
+      if (expected && expected->kind() == TypeKind::Tensor && expected->isScalar()) {
+        if (!literalFits(element, expected->dtype(), value, value->span)) return Type::error();
+        return Type::tensor({length}, expected->dtype());
+      }
+      Type c = element.kind() == TypeKind::CompileInt ? Type::scalar(DType::of(ast::ScalarType::I64))
+                                                       : concretize(element);
+      return Type::tensor({length}, c.dtype());
+    }
+    case TypeKind::Tensor: {
+      shape::Shape s{length};
+      s.insert(s.end(), element.shape().begin(), element.shape().end());
+      return Type::tensor(std::move(s), element.dtype());
+    }
+    case TypeKind::Tuple: {
+      auto* tuple = ast::as<ast::TupleExpr>(value);
+      std::vector<Type> elements;
+      for (size_t i = 0; i < element.elements().size(); ++i) {
+        const Type* x = expected && expected->kind() == TypeKind::Tuple &&
+                                expected->elements().size() == element.elements().size()
+                            ? &expected->elements()[i] : nullptr;
+        const ast::Expr* sub =
+            tuple && tuple->elements.size() == element.elements().size() ? tuple->elements[i] : value;
+        Type t = stackYield(element.elements()[i], x, length, sub);
+        if (t.isError()) return Type::error();
+        elements.push_back(std::move(t));
+      }
+      return Type::tuple(std::move(elements));
+    }
+    default:
+      // Optionals, `none`, blocks and other values: stacking them is not
+      // specified; unknown (Error) rather than a guess.
+      return Type::error();
+  }
+}
+
+Type Checker::checkScan(const ast::ForScanExpr* scan, const Type* expected) {
+  Type a = checkExpr(scan->start);
+  Type b = checkExpr(scan->end);
+  bool bounds = true;
+  for (auto [t, x] : {std::pair{&a, scan->start}, std::pair{&b, scan->end}}) {
+    if (t->kind() == TypeKind::CompileInt || t->kind() == TypeKind::IntLiteral) continue;
+    bounds = false;
+    if (t->isError()) continue;
+    diagnostics_.emit(DiagnosticKind::NotCompileTime, x->span, str(*t))
+        .label("the bounds of a scan must be compile-time integers")
+        .help("the length of a scan is the leading axis of its value, so it must be known statically");
+  }
+  auto dimOfBound = [](const Type& t) {
+    return t.kind() == TypeKind::IntLiteral ? shape::DimExpr::constant(t.intValue())
+                                            : t.compileValue();
+  };
+  std::optional<shape::DimExpr> length;
+  if (bounds) {
+    shape::DimExpr lo = dimOfBound(a), hi = dimOfBound(b);
+    shape::Proof proof = facts().provablyLessEqual(lo, hi);
+    if (proof) {
+      length = facts().simplify(hi - lo);
+    } else {
+      Span range{scan->start->span.file, scan->start->span.begin, scan->end->span.end};
+      auto d = diagnostics_.emit(DiagnosticKind::ScanRangeReversed, range,
+                                 fmt::format("{} <= {}", lo.str(), hi.str()));
+      d.label("the scan's length would be negative");
+      if (!proof.suggestion.empty() && scope_->signature)
+        d.help(fmt::format("add `where {}` to `{}`", proof.suggestion,
+                           scope_->signature->item->name.name));
+    }
+  }
+  scope_->locals[keyOf(scan->variable.span)] =
+      LocalInfo{Type::scalar(DType::of(ast::ScalarType::I64)), false, scan->variable.span};
+  const ast::YieldStmt* yield = scan->body.empty() ? nullptr : ast::as<ast::YieldStmt>(scan->body.back());
+  ++scope_->loopDepth;
+  for (size_t i = 0; i + (yield ? 1 : 0) < scan->body.size(); ++i) checkStmt(scan->body[i]);
+  Type element;
+  std::optional<Type> expectedElement = expected ? unstacked(*expected) : std::nullopt;
+  if (yield && yield->value)
+    element = checkExpr(yield->value, expectedElement ? &*expectedElement : nullptr);
+  --scope_->loopDepth;
+  if (!yield) {
+    Span keyword{scan->span.file, scan->span.begin, scan->span.begin + 3};
+    Span closing{scan->span.file, scan->span.end - 1, scan->span.end};
+    diagnostics_.emit(DiagnosticKind::ScanWithoutYield, closing)
+        .label("the body ends here without a `yield`")
+        .secondary(keyword, "this `for` is a scan: its value is what each iteration yields")
+        .help("end the body with `yield e`, or write the loop as a statement");
+    return Type::error();
+  }
+  if (!length || element.isError()) return Type::error();
+  return stackYield(element, expectedElement ? &*expectedElement : nullptr, *length, yield->value);
+}
+
 void Checker::checkStmts(const std::vector<ast::Stmt*>& stmts) {
   for (const ast::Stmt* s : stmts) checkStmt(s);
 }
@@ -85,12 +208,12 @@ void Checker::checkStmt(const ast::Stmt* s) {
       auto* let = static_cast<const ast::LetStmt*>(s);
       if (let->type) {
         Type declared = resolveType(module(), let->type, &facts());
-        Type t = checkExpr(let->value, &declared);
+        Type t = checkValue(let->value, &declared);
         requireType(t, declared, let->value->span, let->type->span, "type declared here", let->value);
         bindPattern(let->pattern, declared, false);
         return;
       }
-      Type t = checkExpr(let->value);
+      Type t = checkValue(let->value, nullptr);
       if (t.kind() == TypeKind::None) {
         diagnostics_.emit(DiagnosticKind::NoneNeedsContext, let->value->span)
             .label("the optional type of this `none` is unknown")
@@ -106,7 +229,7 @@ void Checker::checkStmt(const ast::Stmt* s) {
     case ast::StmtKind::Var: {
       auto* var = static_cast<const ast::VarStmt*>(s);
       Type declared = var->type ? resolveType(module(), var->type, &facts()) : Type::error();
-      Type t = checkExpr(var->value, var->type ? &declared : nullptr);
+      Type t = checkValue(var->value, var->type ? &declared : nullptr);
       if (var->type) {
         requireType(t, declared, var->value->span, var->type->span, "type declared here", var->value);
         t = declared;
@@ -125,7 +248,13 @@ void Checker::checkStmt(const ast::Stmt* s) {
     case ast::StmtKind::Assign: {
       auto* assign = static_cast<const ast::AssignStmt*>(s);
       const Symbol* target = module().symbolOf(assign->target);
-      Type value = checkExpr(assign->value);
+      // A scan's literals take their dtype from the variable's.
+      std::optional<Type> known;
+      if (target && target->kind == SymbolKind::Local) {
+        auto it = scope_->locals.find(keyOf(target->declSpan));
+        if (it != scope_->locals.end() && it->second.isVar) known = it->second.type;
+      }
+      Type value = checkValue(assign->value, known ? &*known : nullptr);
       if (!target) return;
       Type targetType;
       Span declSpan = target->declSpan;
@@ -208,7 +337,7 @@ void Checker::checkStmt(const ast::Stmt* s) {
     case ast::StmtKind::Return: {
       auto* ret = static_cast<const ast::ReturnStmt*>(s);
       const Signature* sig = scope_->signature;
-      Type t = ret->value ? checkExpr(ret->value, &sig->result) : Type::unit();
+      Type t = ret->value ? checkValue(ret->value, &sig->result) : Type::unit();
       if (scope_->loopDepth > 0) {
         diagnostics_.emit(DiagnosticKind::ReturnInLoop, s->span)
             .label("`return` inside a loop")
@@ -284,9 +413,17 @@ void Checker::checkStmt(const ast::Stmt* s) {
       --scope_->loopDepth;
       return;
     }
-    case ast::StmtKind::Yield:
+    case ast::StmtKind::Yield: {
+      // A scan's own `yield` is checked by checkScan; any other is misplaced.
+      auto* yield = static_cast<const ast::YieldStmt*>(s);
+      if (yield->value) checkExpr(yield->value);
+      diagnostics_.emit(DiagnosticKind::MisplacedYield, Span{s->span.file, s->span.begin, s->span.begin + 5})
+          .label("not the last statement of a scan")
+          .help("`yield e` ends the body of a scan (`let ys = for i in A..B { ... yield e }`) and appears nowhere else");
+      return;
+    }
     case ast::StmtKind::KernelCall:
-      // Scans and kernels: not checked yet.
+      // Kernels: not checked yet.
       return;
   }
 }

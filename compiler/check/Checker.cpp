@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <map>
+#include <set>
 
 #include "compiler/check/CheckerImpl.h"
 
@@ -30,7 +32,371 @@ void indexItems(const Module& m, const std::vector<ast::Item*>& items, const ast
   }
 }
 
+// A reference from a const, alias or struct to another one (E2122).
+struct DefinitionEdge {
+  const ast::Item* to;
+  Span at;
+};
+
+bool isDefinition(const ast::Item* item) {
+  return item && (item->kind == ast::ItemKind::Const || item->kind == ast::ItemKind::TypeAlias ||
+                  item->kind == ast::ItemKind::Struct);
+}
+
+// The consts, aliases and structs an expression or written type mentions.
+struct DefinitionRefs {
+  const Module& module;
+  std::vector<DefinitionEdge>& out;
+
+  void symbol(const Symbol* s, Span at) {
+    if (s && s->kind == SymbolKind::Item && isDefinition(s->item)) out.push_back({s->item, at});
+  }
+  void expr(const ast::Expr* e) {
+    if (!e) return;
+    switch (e->kind) {
+      case ast::ExprKind::Name: {
+        auto* n = static_cast<const ast::NameExpr*>(e);
+        symbol(module.symbolOf(n->name), n->name.span);
+        return;
+      }
+      case ast::ExprKind::Member: {
+        auto* m = static_cast<const ast::MemberExpr*>(e);
+        expr(m->base);
+        symbol(module.symbolOf(m->member), m->member.span);
+        return;
+      }
+      case ast::ExprKind::Some: expr(static_cast<const ast::SomeExpr*>(e)->value); return;
+      case ast::ExprKind::Unary: expr(static_cast<const ast::UnaryExpr*>(e)->operand); return;
+      case ast::ExprKind::Binary: {
+        auto* b = static_cast<const ast::BinaryExpr*>(e);
+        expr(b->lhs);
+        expr(b->rhs);
+        return;
+      }
+      case ast::ExprKind::Paren: expr(static_cast<const ast::ParenExpr*>(e)->inner); return;
+      case ast::ExprKind::Tuple:
+        for (const ast::Expr* x : static_cast<const ast::TupleExpr*>(e)->elements) expr(x);
+        return;
+      case ast::ExprKind::Call: {
+        auto* c = static_cast<const ast::CallExpr*>(e);
+        expr(c->callee);
+        for (const ast::GenericArg& g : c->genericArgs) {
+          type(g.type);
+          expr(g.expr);
+        }
+        for (const ast::Argument& a : c->args) expr(a.value);
+        return;
+      }
+      case ast::ExprKind::If: {
+        auto* i = static_cast<const ast::IfExpr*>(e);
+        expr(i->condition);
+        expr(i->thenValue);
+        expr(i->elseValue);
+        return;
+      }
+      default:
+        // Other forms do not occur in const values the checker reads; a
+        // missed reference only means a cycle is not reported here.
+        return;
+    }
+  }
+  void type(const ast::TypeNode* t) {
+    if (!t) return;
+    switch (t->kind) {
+      case ast::TypeKind::Scalar: return;
+      case ast::TypeKind::Tensor: {
+        auto* tensor = static_cast<const ast::TensorTypeNode*>(t);
+        for (const ast::ShapeElement& d : tensor->shape) expr(d.dim);
+        type(tensor->dtype);
+        return;
+      }
+      case ast::TypeKind::Tuple:
+        for (const ast::TypeNode* x : static_cast<const ast::TupleTypeNode*>(t)->elements) type(x);
+        return;
+      case ast::TypeKind::Array: {
+        auto* a = static_cast<const ast::ArrayTypeNode*>(t);
+        type(a->element);
+        expr(a->count);
+        return;
+      }
+      case ast::TypeKind::Optional: type(static_cast<const ast::OptionalTypeNode*>(t)->inner); return;
+      case ast::TypeKind::Named: {
+        auto* named = static_cast<const ast::NamedTypeNode*>(t);
+        ResolvedItem item = resolveTypeName(module, *named);
+        if (isDefinition(item.item) && !named->path.empty())
+          out.push_back({item.item, named->path.back().span});
+        for (const ast::GenericArg& g : named->genericArgs) {
+          type(g.type);
+          expr(g.expr);
+        }
+        return;
+      }
+    }
+  }
+};
+
+// W1002: the locals a body declares and the ones it reads, found
+// syntactically (independent of how much the checker types).
+struct LocalUses {
+  const Module& module;
+  std::vector<const ast::Ident*> declared;
+  std::set<SpanKey> used;
+  std::set<const ast::Item*> usedMembers;  // block members read or assigned (W1003)
+
+  void declare(const ast::Ident& name) {
+    // Declaring identifiers have no symbol; a bare match-arm name that
+    // names an enum variant has one and declares nothing.
+    const Symbol* s = module.symbolOf(name);
+    if (!s || (s->kind == SymbolKind::Local && s->declSpan.begin == name.span.begin))
+      declared.push_back(&name);
+  }
+  void pattern(const ast::Pattern* p) {
+    if (!p) return;
+    if (p->kind == ast::PatternKind::Binding) declare(p->name);
+    for (const ast::Pattern* e : p->elements) pattern(e);
+    pattern(p->inner);
+  }
+  void expr(const ast::Expr* e) {
+    if (!e) return;
+    switch (e->kind) {
+      case ast::ExprKind::IntLiteral:
+      case ast::ExprKind::FloatLiteral:
+      case ast::ExprKind::StringLiteral:
+      case ast::ExprKind::BoolLiteral:
+      case ast::ExprKind::NoneLiteral:
+        return;
+      case ast::ExprKind::Name: {
+        const Symbol* s = module.symbolOf(static_cast<const ast::NameExpr*>(e)->name);
+        if (s && s->kind == SymbolKind::Local) used.insert(keyOf(s->declSpan));
+        if (s && s->kind == SymbolKind::Member) usedMembers.insert(s->item);
+        return;
+      }
+      case ast::ExprKind::Some: expr(static_cast<const ast::SomeExpr*>(e)->value); return;
+      case ast::ExprKind::Unary: expr(static_cast<const ast::UnaryExpr*>(e)->operand); return;
+      case ast::ExprKind::Binary: {
+        auto* b = static_cast<const ast::BinaryExpr*>(e);
+        expr(b->lhs);
+        expr(b->rhs);
+        return;
+      }
+      case ast::ExprKind::Call: {
+        auto* c = static_cast<const ast::CallExpr*>(e);
+        expr(c->callee);
+        for (const ast::GenericArg& g : c->genericArgs) expr(g.expr);
+        for (const ast::Argument& a : c->args) expr(a.value);
+        return;
+      }
+      case ast::ExprKind::Index: {
+        auto* i = static_cast<const ast::IndexExpr*>(e);
+        expr(i->base);
+        for (const ast::IndexComponent& c : i->components) {
+          expr(c.value);
+          expr(c.start);
+          expr(c.stop);
+          expr(c.step);
+        }
+        return;
+      }
+      case ast::ExprKind::Member: expr(static_cast<const ast::MemberExpr*>(e)->base); return;
+      case ast::ExprKind::Tuple:
+        for (const ast::Expr* x : static_cast<const ast::TupleExpr*>(e)->elements) expr(x);
+        return;
+      case ast::ExprKind::ShapeLiteral:
+        for (const ast::ShapeElement& d : static_cast<const ast::ShapeLiteralExpr*>(e)->elements)
+          expr(d.dim);
+        return;
+      case ast::ExprKind::Reduction: expr(static_cast<const ast::ReductionExpr*>(e)->body); return;
+      case ast::ExprKind::If: {
+        auto* i = static_cast<const ast::IfExpr*>(e);
+        expr(i->condition);
+        expr(i->thenValue);
+        expr(i->elseValue);
+        return;
+      }
+      case ast::ExprKind::Match: {
+        auto* m = static_cast<const ast::MatchExpr*>(e);
+        expr(m->scrutinee);
+        for (const ast::MatchArm& arm : m->arms) {
+          pattern(arm.pattern);
+          expr(arm.value);
+        }
+        return;
+      }
+      case ast::ExprKind::Paren: expr(static_cast<const ast::ParenExpr*>(e)->inner); return;
+      case ast::ExprKind::ForScan: {
+        auto* f = static_cast<const ast::ForScanExpr*>(e);
+        expr(f->start);
+        expr(f->end);
+        declare(f->variable);
+        stmts(f->body);
+        return;
+      }
+    }
+  }
+  void stmts(const std::vector<ast::Stmt*>& body) {
+    for (const ast::Stmt* s : body) stmt(s);
+  }
+  void stmt(const ast::Stmt* s) {
+    switch (s->kind) {
+      case ast::StmtKind::Let: {
+        auto* let = static_cast<const ast::LetStmt*>(s);
+        pattern(let->pattern);
+        expr(let->value);
+        return;
+      }
+      case ast::StmtKind::LetComprehension: {
+        auto* let = static_cast<const ast::LetComprehensionStmt*>(s);
+        declare(let->name);
+        expr(let->value);
+        return;
+      }
+      case ast::StmtKind::Var: {
+        auto* var = static_cast<const ast::VarStmt*>(s);
+        declare(var->name);
+        expr(var->value);
+        return;
+      }
+      case ast::StmtKind::Assign: {
+        auto* assign = static_cast<const ast::AssignStmt*>(s);
+        // Writing a `state` member is an effect: it counts as a use.
+        const Symbol* target = module.symbolOf(assign->target);
+        if (target && target->kind == SymbolKind::Member) usedMembers.insert(target->item);
+        expr(assign->value);
+        return;
+      }
+      case ast::StmtKind::Return: expr(static_cast<const ast::ReturnStmt*>(s)->value); return;
+      case ast::StmtKind::StaticFor: {
+        auto* loop = static_cast<const ast::StaticForStmt*>(s);
+        expr(loop->iterable);
+        expr(loop->rangeEnd);
+        pattern(loop->pattern);
+        stmts(loop->body);
+        return;
+      }
+      case ast::StmtKind::While: {
+        auto* loop = static_cast<const ast::WhileStmt*>(s);
+        expr(loop->condition);
+        stmts(loop->body);
+        return;
+      }
+      case ast::StmtKind::For: {
+        auto* loop = static_cast<const ast::ForStmt*>(s);
+        expr(loop->start);
+        expr(loop->end);
+        declare(loop->variable);
+        stmts(loop->body);
+        return;
+      }
+      case ast::StmtKind::Yield: expr(static_cast<const ast::YieldStmt*>(s)->value); return;
+      case ast::StmtKind::KernelCall: expr(static_cast<const ast::KernelCallStmt*>(s)->call); return;
+    }
+  }
+};
+
 }  // namespace
+
+void Checker::reportUnusedLocals(const ast::FunctionItem& f, const Module& m) {
+  LocalUses uses{m, {}, {}, {}};
+  uses.stmts(f.body);
+  for (const ast::Ident* name : uses.declared) {
+    if (name->name.empty() || name->name[0] == '_' || uses.used.count(keyOf(name->span))) continue;
+    diagnostics_.emit(DiagnosticKind::UnusedLocal, name->span, name->name)
+        .label("never read")
+        .help(fmt::format("remove it, or name it `_{}`", name->name));
+  }
+}
+
+void Checker::reportUnusedMembers(const ast::BlockItem& b, const Module& m) {
+  LocalUses uses{m, {}, {}, {}};
+  for (const ast::Item* item : b.body) {
+    if (auto* f = ast::as<ast::FunctionItem>(item)) {
+      for (const ast::Param& p : f->params) uses.expr(p.defaultValue);
+      uses.stmts(f->body);
+    } else if (auto* member = ast::as<ast::MemberItem>(item)) {
+      uses.expr(member->initializer);
+    }
+  }
+  for (const ast::Item* item : b.body) {
+    auto* member = ast::as<ast::MemberItem>(item);
+    if (!member || member->name.name.empty() || member->name.name[0] == '_' ||
+        uses.usedMembers.count(member))
+      continue;
+    std::string_view kind = ast::memberKindKeyword(member->member);
+    diagnostics_.emit(DiagnosticKind::UnusedMember, member->name.span, kind, member->name.name)
+        .label(fmt::format("no method of `{}` uses it", b.name.name))
+        .help(fmt::format("remove it, or name it `_{}`", member->name.name));
+  }
+}
+
+void Checker::reportCyclicDefinitions(const std::vector<const Module*>& modules) {
+  std::map<const ast::Item*, std::vector<DefinitionEdge>> edges;
+  std::vector<const ast::Item*> order;
+  for (const Module* m : modules) {
+    for (const ast::Item* item : m->ast->items) {
+      if (!isDefinition(item)) continue;
+      order.push_back(item);
+      DefinitionRefs refs{*m, edges[item]};
+      if (auto* c = ast::as<ast::ConstItem>(item)) {
+        refs.type(c->type);
+        refs.expr(c->value);
+      } else if (auto* a = ast::as<ast::TypeAliasItem>(item)) {
+        refs.type(a->type);
+      } else if (auto* st = ast::as<ast::StructItem>(item)) {
+        for (const ast::Field& f : st->fields) refs.type(f.type);
+      }
+    }
+  }
+  // A path from `from` back to `to`, as the items visited after `from`.
+  std::function<bool(const ast::Item*, const ast::Item*, std::set<const ast::Item*>&,
+                     std::vector<const ast::Item*>&)>
+      path = [&](const ast::Item* from, const ast::Item* to, std::set<const ast::Item*>& seen,
+                 std::vector<const ast::Item*>& trail) {
+        for (const DefinitionEdge& e : edges[from]) {
+          if (e.to == to) return true;
+          if (!seen.insert(e.to).second) continue;
+          trail.push_back(e.to);
+          if (path(e.to, to, seen, trail)) return true;
+          trail.pop_back();
+        }
+        return false;
+      };
+  for (const ast::Item* item : order) {
+    if (cyclic_.count(item)) continue;
+    for (const DefinitionEdge& first : edges[item]) {
+      std::set<const ast::Item*> seen{first.to};
+      std::vector<const ast::Item*> trail{first.to};
+      if (first.to != item && !path(first.to, item, seen, trail)) continue;
+      if (first.to == item) trail.clear();
+      cyclic_.insert(item);
+      for (const ast::Item* x : trail) cyclic_.insert(x);
+      auto d = diagnostics_.emit(DiagnosticKind::CyclicDefinition, first.at, item->name.name);
+      if (trail.empty()) {
+        d.label(fmt::format("`{}` refers to itself here", item->name.name));
+      } else {
+        std::string chain = fmt::format("`{}` refers to ", item->name.name);
+        for (const ast::Item* x : trail) chain += fmt::format("`{}`, which refers to ", x->name.name);
+        d.label(fmt::format("{}`{}`", chain, item->name.name));
+      }
+      d.secondary(item->name.span, fmt::format("`{}` is declared here", item->name.name))
+          .help("a const, type alias or struct cannot be defined in terms of itself");
+      break;
+    }
+  }
+}
+
+void Checker::checkConst(const ast::ConstItem& c) {
+  if (!c.type || !c.value || cyclic_.count(&c)) return;
+  const Module* m = moduleOf(c);
+  if (!m) return;
+  FunctionScope scope;
+  scope.module = m;
+  FunctionScope* saved = scope_;
+  scope_ = &scope;
+  Type declared = resolveType(*m, c.type, nullptr);
+  Type t = checkExpr(c.value, &declared);
+  requireType(t, declared, c.value->span, c.type->span, "type declared here", c.value);
+  scope_ = saved;
+}
 
 void Checker::run() {
   std::vector<const Module*> modules;
@@ -53,18 +419,36 @@ void Checker::run() {
               break;
             }
             case ast::ItemKind::Const:
+              checkConst(*static_cast<const ast::ConstItem*>(item));
+              break;
             case ast::ItemKind::TypeAlias:
             case ast::ItemKind::Struct:
             case ast::ItemKind::Enum:
             case ast::ItemKind::Member:
-              // Members are typed with their block; consts, aliases, structs
-              // and enums are not checked yet (docs/checker.md).
+              // Members are typed with their block; aliases are typed where
+              // used, structs are not checked yet (docs/checker.md).
               break;
           }
         }
       };
+  reportCyclicDefinitions(modules);
   for (const Module* m : modules) checkItems(m->ast->items);
   reportRecursion();
+  // Lints only for programs without errors (spec §12).
+  if ((!options_.unusedLocals && !options_.unusedMembers) || diagnostics_.hasErrors()) return;
+  std::function<void(const Module&, const std::vector<ast::Item*>&)> lintItems =
+      [&](const Module& m, const std::vector<ast::Item*>& items) {
+        for (const ast::Item* item : items) {
+          if (auto* f = ast::as<ast::FunctionItem>(item)) {
+            if (f->function != ast::FunctionKind::Kernel && options_.unusedLocals)
+              reportUnusedLocals(*f, m);
+          } else if (auto* b = ast::as<ast::BlockItem>(item)) {
+            if (options_.unusedMembers) reportUnusedMembers(*b, m);
+            lintItems(m, b->body);
+          }
+        }
+      };
+  for (const Module* m : modules) lintItems(*m, m->ast->items);
 }
 
 void Checker::reportRecursion() {
@@ -102,8 +486,14 @@ void Checker::reportRecursion() {
 }
 
 CheckedProgram checkProgram(const Program& program, DiagnosticEmitter& diagnostics) {
+  return checkProgram(program, diagnostics, CheckOptions{});
+}
+
+CheckedProgram checkProgram(const Program& program, DiagnosticEmitter& diagnostics,
+                            const CheckOptions& options) {
   CheckedProgram out;
   Checker checker(program, diagnostics, out);
+  checker.options_ = options;
   checker.run();
   return out;
 }

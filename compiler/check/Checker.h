@@ -21,6 +21,17 @@ namespace linnet::check {
 
 CheckedProgram checkProgram(const Program& program, DiagnosticEmitter& diagnostics);
 
+struct CheckOptions {
+  // W1002 (unused locals, `_`-prefixed names exempt), reported only when the
+  // program has no error. Off by default until the lint tests elsewhere in
+  // the tree are updated (docs/checker.md).
+  bool unusedLocals = false;
+  // W1003 (unused param/buffer/state/sub members), likewise.
+  bool unusedMembers = false;
+};
+CheckedProgram checkProgram(const Program& program, DiagnosticEmitter& diagnostics,
+                            const CheckOptions& options);
+
 }  // namespace linnet::check
 
 namespace linnet {

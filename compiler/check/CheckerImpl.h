@@ -88,6 +88,11 @@ class Checker {
                                                        const ast::NamedTypeNode& named,
                                                        const ast::BlockItem& b,
                                                        const Module& blockModule);
+  // Binds `generics` (of the item `name`) from written arguments and
+  // defaults (E2111, E2112); false when reported.
+  bool bindGenerics(const Module& from, const ast::NamedTypeNode& named,
+                    const std::vector<ast::GenericParam>& generics, const ast::Ident& name,
+                    const Module& declModule, Substitution& out);
   void addWhere(const Module& m, const std::vector<ast::Constraint>& where, shape::Facts& facts);
   void checkDivisors(const Module& m, const ast::Expr* e, const shape::Facts& facts);
   void checkMemberRules(const ast::MemberItem& member, const Type& t);
@@ -97,6 +102,16 @@ class Checker {
   void checkStmts(const std::vector<ast::Stmt*>& stmts);
   void checkStmt(const ast::Stmt* s);
   void bindPattern(const ast::Pattern* p, const Type& t, bool isVar);
+  // The value of `let`/`var`/assignment/`return`: a scan when it is one
+  // (written directly, not parenthesized), any other expression otherwise.
+  Type checkValue(const ast::Expr* e, const Type* expected);
+  // `for i in A..B { ...; yield e }`: `e` stacked along a new leading axis
+  // of length `B - A` (E2123 bounds, E2206 reversed range, E2124 no yield).
+  Type checkScan(const ast::ForScanExpr* scan, const Type* expected);
+  // One yielded value stacked `length` times (tuples element-wise);
+  // untyped numbers adopt the expected element dtype if any.
+  Type stackYield(const Type& element, const Type* expected, const shape::DimExpr& length,
+                  const ast::Expr* value);
 
   // ---- expressions (CheckExpr.cpp) ----
   Type checkExpr(const ast::Expr* e, const Type* expected = nullptr);
@@ -132,6 +147,9 @@ class Checker {
 
   // ---- calls (CheckCall.cpp, CheckPrelude.cpp) ----
   Type checkCall(const ast::CallExpr* call);
+  // `S(field = value, ...)` (E2101 E2102 E2111 E2112).
+  Type checkStructConstruction(const ast::CallExpr* call, const ast::StructItem& st,
+                               const Module& sm);
   Type resolveCallee(const ast::Expr* callee);
   Type checkFunctionCall(const ast::CallExpr* call, const Type& callee);
   void unify(const Type& pattern, const Type& actual, Inference& inf, Span span);
@@ -144,6 +162,7 @@ class Checker {
 
   // ---- index notation (CheckNotation.cpp) ----
   void checkComprehension(const ast::LetComprehensionStmt* let);
+  bool duplicateIndex(const std::vector<const ast::Ident*>& indices);
   Type checkReduction(const ast::ReductionExpr* e);
   Type checkAccess(const ast::IndexExpr* e);
   const Symbol* indexVariable(const ast::Expr* e) const;
@@ -152,12 +171,24 @@ class Checker {
                   const shape::Shape* pack);
   static std::string shapeString(const shape::Shape& s);
 
+  // ---- items (Checker.cpp) ----
+  // E2122: consts, aliases and structs defined in terms of themselves.
+  void reportCyclicDefinitions(const std::vector<const Module*>& modules);
+  // A typed `const` against its annotation.
+  void checkConst(const ast::ConstItem& c);
+  // W1002: locals never read (`_`-prefixed names exempt).
+  void reportUnusedLocals(const ast::FunctionItem& f, const Module& m);
+  // W1003: `param`/`buffer`/`state`/`sub` members no method of the block
+  // reads (or, for `state`, assigns); `_`-prefixed names exempt.
+  void reportUnusedMembers(const ast::BlockItem& b, const Module& m);
+
   // ---- helpers ----
   const shape::Facts& facts() const;
   Type record(const ast::Expr* e, Type t);
   const Module& module() const { return *scope_->module; }
   void reportRecursion();
 
+  CheckOptions options_;
   const Program& program_;
   DiagnosticEmitter& diagnostics_;
   CheckedProgram& out_;
@@ -168,6 +199,8 @@ class Checker {
   std::unordered_map<const ast::Item*, const ast::BlockItem*> itemOwner_;
   std::set<const ast::FunctionItem*> signaturesInProgress_;
   std::set<const ast::BlockItem*> blocksInProgress_;
+  std::set<const ast::Item*> cyclic_;          // reported by E2122: not typed further
+  std::set<const ast::TypeAliasItem*> aliasesInProgress_;
   // Call edges for E2119, in the order calls were checked.
   struct CallEdge {
     const ast::FunctionItem* caller;

@@ -156,6 +156,25 @@ Type Type::prelude(std::string name) {
   return t;
 }
 
+Type Type::enumeration(const Module* module, const ast::EnumItem* item) {
+  Type t;
+  t.kind_ = TypeKind::Enum;
+  t.module_ = module;
+  t.enum_ = item;
+  t.name_ = item->name.name;
+  return t;
+}
+
+Type Type::structure(const Module* module, const ast::StructItem* item, Substitution args) {
+  Type t;
+  t.kind_ = TypeKind::Struct;
+  t.module_ = module;
+  t.struct_ = item;
+  t.args_ = std::make_shared<const Substitution>(std::move(args));
+  t.name_ = item->name.name;
+  return t;
+}
+
 Type Type::module(const Module* module) {
   Type t;
   t.kind_ = TypeKind::Module;
@@ -202,9 +221,11 @@ static std::string shapeText(const shape::Shape& s) {
   return out;
 }
 
-std::string str(const BlockInstance& instance) {
-  std::string out = instance.block->name.name;
-  const auto& generics = instance.block->generics;
+// `Name<A, [*S], T>` for an item with generics bound by `args`.
+static std::string genericText(const std::string& name,
+                               const std::vector<ast::GenericParam>& generics,
+                               const Substitution& args) {
+  std::string out = name;
   if (generics.empty()) return out;
   out += "<";
   for (size_t i = 0; i < generics.size(); ++i) {
@@ -212,17 +233,21 @@ std::string str(const BlockInstance& instance) {
     const ast::GenericParam& g = generics[i];
     shape::SymbolId id = symbolIdOf(g);
     if (g.isPack) {
-      auto it = instance.args.shapes.packs.find(id);
-      out += it == instance.args.shapes.packs.end() ? "?" : "[" + shapeText(it->second) + "]";
+      auto it = args.shapes.packs.find(id);
+      out += it == args.shapes.packs.end() ? "?" : "[" + shapeText(it->second) + "]";
     } else if (g.constraint == ast::GenericKind::Dim) {
-      auto it = instance.args.shapes.dims.find(id);
-      out += it == instance.args.shapes.dims.end() ? "?" : it->second.str();
+      auto it = args.shapes.dims.find(id);
+      out += it == args.shapes.dims.end() ? "?" : it->second.str();
     } else {
-      auto it = instance.args.dtypes.find(&g);
-      out += it == instance.args.dtypes.end() ? "?" : it->second.str();
+      auto it = args.dtypes.find(&g);
+      out += it == args.dtypes.end() ? "?" : it->second.str();
     }
   }
   return out + ">";
+}
+
+std::string str(const BlockInstance& instance) {
+  return genericText(instance.block->name.name, instance.block->generics, instance.args);
 }
 
 std::string str(const Type& t) {
@@ -250,6 +275,9 @@ std::string str(const Type& t) {
       return fmt::format("[{}; {}]", str(*t.blockInstance()), t.arrayCount().str());
     case TypeKind::Function: return fmt::format("fn {}", t.preludeName());
     case TypeKind::Module: return fmt::format("module {}", t.module()->name);
+    case TypeKind::Enum: return t.enumItem()->name.name;
+    case TypeKind::Struct:
+      return genericText(t.structItem()->name.name, t.structItem()->generics, t.structArgs());
   }
   return "{error}";
 }
@@ -296,6 +324,7 @@ Type instantiate(const Type& t, const Substitution& s) {
     case TypeKind::FloatLiteral:
     case TypeKind::None:
     case TypeKind::Module:
+    case TypeKind::Enum:
       return t;
     case TypeKind::Tensor:
       return Type::tensor(shape::instantiate(t.shape(), s.shapes), instantiate(t.dtype(), s));
@@ -311,6 +340,13 @@ Type instantiate(const Type& t, const Substitution& s) {
     case TypeKind::BlockArray:
       return Type::blockArray(instantiate(t.blockInstance(), s),
                               shape::instantiate(t.arrayCount(), s.shapes));
+    case TypeKind::Struct: {
+      Substitution args = t.structArgs();
+      for (auto& [id, dim] : args.shapes.dims) dim = shape::instantiate(dim, s.shapes);
+      for (auto& [id, pack] : args.shapes.packs) pack = shape::instantiate(pack, s.shapes);
+      for (auto& [g, d] : args.dtypes) d = instantiate(d, s);
+      return Type::structure(t.module(), t.structItem(), std::move(args));
+    }
     case TypeKind::Function:
       if (!t.functionItem()) return t;
       return Type::function(t.module(), t.functionItem(), instantiate(t.blockInstance(), s));

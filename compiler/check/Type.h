@@ -81,6 +81,8 @@ enum class TypeKind : uint8_t {
   BlockArray,    // `[Block<...>; N]`
   Function,      // a fn/op/entry or prelude function, as a callee
   Module,        // a module bound by `use a.b`
+  Enum,          // a value of an `enum` (payload-free variants)
+  Struct,        // a value of a `struct`, with its generics bound
 };
 
 class Type {
@@ -102,6 +104,8 @@ class Type {
                        std::shared_ptr<const BlockInstance> owner);
   static Type prelude(std::string name);
   static Type module(const Module* module);
+  static Type enumeration(const Module* module, const ast::EnumItem* item);
+  static Type structure(const Module* module, const ast::StructItem* item, Substitution args);
 
   TypeKind kind() const { return kind_; }
   bool isError() const { return kind_ == TypeKind::Error; }
@@ -128,6 +132,10 @@ class Type {
   const Module* module() const { return module_; }
   const ast::FunctionItem* functionItem() const { return function_; }
   const std::string& preludeName() const { return name_; }
+  const ast::EnumItem* enumItem() const { return enum_; }
+  const ast::StructItem* structItem() const { return struct_; }
+  // Struct: the arguments of its generics.
+  const Substitution& structArgs() const { return *args_; }
 
   // Same tensor with another dtype or shape.
   Type withDType(DType dtype) const;
@@ -143,6 +151,9 @@ class Type {
   std::shared_ptr<const BlockInstance> block_;
   const Module* module_ = nullptr;
   const ast::FunctionItem* function_ = nullptr;
+  const ast::EnumItem* enum_ = nullptr;
+  const ast::StructItem* struct_ = nullptr;
+  std::shared_ptr<const Substitution> args_;
   std::string name_;
 };
 

@@ -44,7 +44,10 @@ int runCheck(const CommonOptions& common, const CheckOptions& options) {
   std::unique_ptr<Program> program =
       loadProgram(sources, diagnostics, options.paths, LoadOptions{common.stdDir});
   if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
-  if (!diagnostics.hasErrors()) checkProgram(*program, diagnostics);
+  // W1002/W1003 are part of `check`; they are reported only for programs
+  // without errors and fail the run only under --strict or `lint`.
+  if (!diagnostics.hasErrors())
+    checkProgram(*program, diagnostics, check::CheckOptions{.unusedLocals = true, .unusedMembers = true});
   return finish(common, sources, diagnostics, options.json, options.strict);
 }
 

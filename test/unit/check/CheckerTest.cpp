@@ -22,19 +22,20 @@ struct CheckRun {
   std::unique_ptr<Program> program;
   CheckedProgram checked;
 
-  explicit CheckRun(const std::vector<std::string>& paths) {
+  explicit CheckRun(const std::vector<std::string>& paths, CheckOptions options = {}) {
     program = loadProgram(sources, diagnostics, paths,
                           LoadOptions{std::string(LINNET_SOURCE_DIR) + "/stdlib"});
     if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
-    if (!diagnostics.hasErrors()) checked = checkProgram(*program, diagnostics);
+    if (!diagnostics.hasErrors()) checked = checkProgram(*program, diagnostics, options);
   }
 
-  static std::unique_ptr<CheckRun> fromText(const std::string& text) {
+  static std::unique_ptr<CheckRun> fromText(const std::string& text, CheckOptions options = {}) {
     std::mt19937_64 rng(std::random_device{}());
     auto dir = std::filesystem::temp_directory_path() / ("linnet-check-" + std::to_string(rng()));
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "main.linnet") << text;
-    auto run = std::make_unique<CheckRun>(std::vector<std::string>{(dir / "main.linnet").string()});
+    auto run = std::make_unique<CheckRun>(std::vector<std::string>{(dir / "main.linnet").string()},
+                                          options);
     run->dir = dir;
     return run;
   }
@@ -140,9 +141,8 @@ fn rows<*S: Shape, K: Dim>(x: Tensor[*S, K; bf16]) -> Tensor[*S; f32] {
   EXPECT_EQ(run->returned("rows"), "Tensor[*S; f32]");
 }
 
-TEST(CheckerTest, UncheckedConstructsAreSilent) {
-  // Scans are not checked yet: their value is Error, and using it reports
-  // nothing.
+TEST(CheckerTest, ScanStacksAlongANewLeadingAxis) {
+  // A scan's value stacks each yielded value along a new leading axis.
   auto run = CheckRun::fromText(R"(module m
 
 fn steps<N: Dim>(x: Tensor[N; f32]) -> Tensor[4, N; f32] {
@@ -153,7 +153,100 @@ fn steps<N: Dim>(x: Tensor[N; f32]) -> Tensor[4, N; f32] {
 }
 )");
   EXPECT_EQ(run->errors(), "");
-  EXPECT_EQ(run->returned("steps"), "{error}");
+  EXPECT_EQ(run->returned("steps"), "Tensor[4, N; f32]");
+}
+
+const char* kUnusedLocals = R"(module m
+
+fn f(x: f32, m: f32?) -> f32 {
+    let y = x
+    let _z = x
+    var w = 1
+    static for i in 0..4 {
+        w = w + 1
+    }
+    let v = match m {
+        some(a) => a
+        none => x
+    }
+    return v
+}
+)";
+
+TEST(CheckerTest, UnusedLocalsAreReportedWhenEnabled) {
+  CheckOptions lints;
+  lints.unusedLocals = true;
+  auto run = CheckRun::fromText(kUnusedLocals, lints);
+  EXPECT_EQ(run->errors(), "W1002 unused local `y`\nW1002 unused local `i`\n");
+  // Off by default.
+  EXPECT_EQ(CheckRun::fromText(kUnusedLocals)->errors(), "");
+  // Never next to an error.
+  auto broken = CheckRun::fromText(R"(module m
+
+fn f(x: f32) -> i32 {
+    let y = x
+    return x
+}
+)", lints);
+  EXPECT_EQ(broken->errors(), "E2101 mismatched types: expected `i32`, found `f32`\n");
+}
+
+TEST(CheckerTest, UnusedMembersAreReportedWhenEnabled) {
+  CheckOptions lints;
+  lints.unusedMembers = true;
+  auto run = CheckRun::fromText(R"(module m
+
+block Counter<N: Dim> {
+    param weight: Tensor[N; f32]
+    param _spare: Tensor[N; f32]
+    param bias: Tensor[N; f32]
+    state count: i64
+    buffer table: Tensor[N; f32]
+
+    pub fn forward(x: Tensor[N; f32]) -> Tensor[N; f32] {
+        count = count + 1
+        return x * weight
+    }
+}
+)", lints);
+  EXPECT_EQ(run->errors(), "W1003 unused param `bias`\nW1003 unused buffer `table`\n");
+}
+
+TEST(CheckerTest, StdlibAndPhi3Lints) {
+  std::string root = LINNET_SOURCE_DIR;
+  CheckOptions lints;
+  lints.unusedLocals = true;
+  lints.unusedMembers = true;
+  CheckRun run({root + "/stdlib", root + "/models/phi3"}, lints);
+  EXPECT_EQ(run.errors(), "");
+}
+
+TEST(CheckerTest, StructsAndEnumsAreTyped) {
+  auto run = CheckRun::fromText(R"(module m
+
+enum Mode {
+    Train,
+    Eval,
+}
+
+struct Cache<S: Dim, T: Float> {
+    key: Tensor[S, 8; T]
+    mode: Mode
+}
+
+fn make<S: Dim>(k: Tensor[S, 8; bf16]) -> Cache<S, bf16> {
+    let c = Cache(key = k, mode = Mode.Eval)
+    return c
+}
+
+fn key<S: Dim>(c: Cache<S, f32>) -> Tensor[S, 8; f32] {
+    let k = c.key
+    return k
+}
+)");
+  EXPECT_EQ(run->errors(), "");
+  EXPECT_EQ(run->returned("make"), "Cache<S, bf16>");
+  EXPECT_EQ(run->returned("key"), "Tensor[S, 8; f32]");
 }
 
 TEST(CheckerTest, StdlibAndPhi3CheckClean) {
