@@ -196,6 +196,14 @@ class ModuleResolver {
     }
   }
 
+  void reportUnboundIndex(const ast::Ident& ident) {
+    if (!reportedUnknown_.insert(ident.name).second) return;
+    diagnostics_.emit(DiagnosticKind::UnboundIndex, ident.span, ident.name)
+        .label("not an output index and not reduced")
+        .help(fmt::format("add `{0}` to the output indices, or reduce over it: `sum[{0}] ...`",
+                          ident.name));
+  }
+
   void reportWrongKind(const ast::Ident& ident, const Symbol& symbol, std::string_view expected) {
     auto diag = diagnostics_.emit(DiagnosticKind::WrongSymbolKind, ident.span, ident.name,
                                   modules::describeSymbol(symbol), expected);
@@ -448,7 +456,9 @@ class ModuleResolver {
         pushFrame();
         for (const ast::IndexOutput& output : let->outputs)
           declareLocal(output.name, SymbolKind::IndexVariable);
+        ++notationDepth_;
         resolveExpr(let->value);
+        --notationDepth_;
         popFrame();
         declareLocal(let->name);
         return;
@@ -582,7 +592,16 @@ class ModuleResolver {
         resolveExpr(index->base);
         for (const ast::IndexComponent& component : index->components) {
           switch (component.kind) {
-            case ast::IndexComponentKind::Expr: resolveExpr(component.value); break;
+            case ast::IndexComponentKind::Expr:
+              // In index notation an unknown bare subscript is an index that
+              // is neither an output nor reduced (E3101), not a missing name.
+              if (auto* name = ast::as<ast::NameExpr>(component.value);
+                  notationDepth_ > 0 && name && !lookup(name->name.name)) {
+                reportUnboundIndex(name->name);
+                break;
+              }
+              resolveExpr(component.value);
+              break;
             case ast::IndexComponentKind::Ellipsis: break;
             case ast::IndexComponentKind::Pack: resolveIdent(component.pack); break;
             case ast::IndexComponentKind::Slice:
@@ -609,7 +628,9 @@ class ModuleResolver {
         pushFrame();
         for (const ast::Ident& index : reduction->indices)
           declareLocal(index, SymbolKind::IndexVariable);
+        ++notationDepth_;
         resolveExpr(reduction->body);
+        --notationDepth_;
         popFrame();
         return;
       }
@@ -777,6 +798,7 @@ class ModuleResolver {
   std::vector<ModuleEntry*> enums_;
   std::vector<Frame> frames_;
   std::set<std::string_view> reportedUnknown_;
+  int notationDepth_ = 0;  // > 0 inside a comprehension value or reduction body
   std::set<std::string> reportedQualified_;
   bool inKernel_ = false;
   int depth_ = 0;
