@@ -112,6 +112,20 @@ std::optional<Linear> linearize(const ast::Expr* expr, const GenericBindings& bi
   }
 }
 
+// Each extent of `tensor` under `bindings`; -1 where it cannot be evaluated
+// (an unbound generic, a pack). `known` tells whether every extent is >= 0.
+std::vector<int64_t> evaluateShape(const ast::TensorTypeNode& tensor, const GenericBindings& bindings,
+                                   bool& known) {
+  std::vector<int64_t> shape;
+  known = true;
+  for (const ast::ShapeElement& element : tensor.shape) {
+    std::optional<int64_t> extent = element.isPack() ? std::nullopt : evaluateDim(element.dim, bindings);
+    known = known && extent && *extent >= 0;
+    shape.push_back(extent.value_or(-1));
+  }
+  return shape;
+}
+
 std::string describeShape(const std::vector<int64_t>& shape, std::string_view dtype) {
   std::string out = "Tensor[";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
@@ -445,13 +459,8 @@ void Binder::bindTensors(BoundModel& model) {
       ok_ = false;
       continue;
     }
-    std::vector<int64_t> shape;
-    bool shapeKnown = true;
-    for (const ast::ShapeElement& element : tensorType->shape) {
-      std::optional<int64_t> extent = element.isPack() ? std::nullopt : evaluateDim(element.dim, model_.generics);
-      shapeKnown = shapeKnown && extent.has_value();
-      shape.push_back(extent.value_or(-1));
-    }
+    bool shapeKnown = false;
+    std::vector<int64_t> shape = evaluateShape(*tensorType, model_.generics, shapeKnown);
     std::optional<ast::ScalarType> dtype = evaluateDType(entry.type, model_.generics);
     std::string declared = ast::printType(entry.type);
     std::string expected = describeShape(shape, dtype ? ast::scalarTypeName(*dtype) : "?");
@@ -541,18 +550,12 @@ void Binder::sizeState(BoundModel& model) {
       ok_ = false;
       continue;
     }
-    std::vector<int64_t> shape;
+    bool shapeKnown = false;
+    std::vector<int64_t> shape = evaluateShape(*tensorType, model_.generics, shapeKnown);
     uint64_t elements = 1;
-    bool overflow = false;
-    for (const ast::ShapeElement& element : tensorType->shape) {
-      std::optional<int64_t> extent = element.isPack() ? std::nullopt : evaluateDim(element.dim, model_.generics);
-      if (!extent || *extent < 0) {
-        overflow = true;
-        break;
-      }
-      shape.push_back(*extent);
-      overflow = overflow || __builtin_mul_overflow(elements, static_cast<uint64_t>(*extent), &elements);
-    }
+    bool overflow = !shapeKnown;
+    for (int64_t extent : shape)
+      overflow = overflow || __builtin_mul_overflow(elements, static_cast<uint64_t>(extent), &elements);
     std::optional<ast::ScalarType> dtype = evaluateDType(entry.type, model_.generics);
     uint64_t bytes = 0;
     if (overflow || !dtype || __builtin_mul_overflow(elements, scalarSize(*dtype), &bytes)) {
