@@ -350,7 +350,8 @@ Type Checker::checkName(const ast::NameExpr* e) {
         if (&params[i] == s->param) return sig->params[i];
       return Type::error();
     }
-    case SymbolKind::Local: {
+    case SymbolKind::Local:
+    case SymbolKind::GradName: {  // `y` and `dy` are bound by checkGrad
       auto it = scope_->locals.find(keyOf(s->declSpan));
       return it == scope_->locals.end() ? Type::error() : it->second.type;
     }
@@ -386,7 +387,6 @@ Type Checker::checkName(const ast::NameExpr* e) {
     case SymbolKind::Module: return s->module ? Type::module(s->module) : Type::error();
     case SymbolKind::Prelude: return Type::prelude(std::string(s->name));
     case SymbolKind::IndexVariable:
-    case SymbolKind::GradName:
     case SymbolKind::KernelResult:
     case SymbolKind::KernelBuiltin:
     case SymbolKind::EnumVariant:

@@ -73,6 +73,7 @@ void Checker::checkFunction(const ast::FunctionItem& f) {
                    fmt::format("`{}` returns `{}`", f.name.name, str(sig->result)))
         .help("Linnet never returns the last expression implicitly; write `return ...`");
   }
+  if (f.grad) checkGrad(f, *sig);
   scope_ = saved;
   out_.functions_[&f] = std::move(checked);
 }
@@ -337,20 +338,25 @@ void Checker::checkStmt(const ast::Stmt* s) {
     case ast::StmtKind::Return: {
       auto* ret = static_cast<const ast::ReturnStmt*>(s);
       const Signature* sig = scope_->signature;
-      Type t = ret->value ? checkValue(ret->value, &sig->result) : Type::unit();
+      const Type& result = scope_->gradResult ? *scope_->gradResult : sig->result;
+      Type t = ret->value ? checkValue(ret->value, &result) : Type::unit();
       if (scope_->loopDepth > 0) {
         diagnostics_.emit(DiagnosticKind::ReturnInLoop, s->span)
             .label("`return` inside a loop")
             .help("assign the result to a `var` and return after the loop");
         return;
       }
-      Span decl = sig->item->returnType ? sig->item->returnType->span : sig->item->name.span;
+      Span decl = scope_->gradResult ? scope_->gradResultDecl
+                  : sig->item->returnType ? sig->item->returnType->span
+                                          : sig->item->name.span;
+      std::string_view declLabel =
+          scope_->gradResult ? std::string_view(scope_->gradResultLabel) : "return type declared here";
       if (ret->value)
-        requireType(t, sig->result, ret->value->span, decl, "return type declared here", ret->value);
-      else if (sig->result.kind() != TypeKind::Unit && !sig->result.isError())
-        diagnostics_.emit(DiagnosticKind::TypeMismatch, s->span, str(sig->result), "()")
+        requireType(t, result, ret->value->span, decl, declLabel, ret->value);
+      else if (result.kind() != TypeKind::Unit && !result.isError())
+        diagnostics_.emit(DiagnosticKind::TypeMismatch, s->span, str(result), "()")
             .label("`return` without a value")
-            .secondary(decl, "return type declared here");
+            .secondary(decl, std::string(declLabel));
       return;
     }
     case ast::StmtKind::StaticFor: {

@@ -298,6 +298,7 @@ struct LocalUses {
 void Checker::reportUnusedLocals(const ast::FunctionItem& f, const Module& m) {
   LocalUses uses{m, {}, {}, {}};
   uses.stmts(f.body);
+  if (f.grad) uses.stmts(f.grad->body);
   for (const ast::Ident* name : uses.declared) {
     if (name->name.empty() || name->name[0] == '_' || uses.used.count(keyOf(name->span))) continue;
     diagnostics_.emit(DiagnosticKind::UnusedLocal, name->span, name->name)
@@ -312,6 +313,7 @@ void Checker::reportUnusedMembers(const ast::BlockItem& b, const Module& m) {
     if (auto* f = ast::as<ast::FunctionItem>(item)) {
       for (const ast::Param& p : f->params) uses.expr(p.defaultValue);
       uses.stmts(f->body);
+      if (f->grad) uses.stmts(f->grad->body);
     } else if (auto* member = ast::as<ast::MemberItem>(item)) {
       uses.expr(member->initializer);
     }

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -35,6 +36,11 @@ struct FunctionScope {
   CheckedFunction* out = nullptr;
   std::map<SpanKey, LocalInfo> locals;
   int loopDepth = 0;  // runtime loops (`while`, `for`): `return` is not allowed there
+  // Inside an op's `grad` clause `return` gives the parameters' gradients,
+  // not the op's result: the type it must have, and what to point at.
+  const Type* gradResult = nullptr;
+  Span gradResultDecl;
+  std::string gradResultLabel;
 };
 
 // What index notation knows of one index variable: its extent (plain) or
@@ -99,6 +105,9 @@ class Checker {
 
   // ---- bodies (CheckStmt.cpp) ----
   void checkFunction(const ast::FunctionItem& f);
+  // An op's `grad(y, dy) { ... }` (E2125; its `return` gives one gradient
+  // per floating tensor parameter, a tuple when there are several).
+  void checkGrad(const ast::FunctionItem& f, const Signature& sig);
   void checkStmts(const std::vector<ast::Stmt*>& stmts);
   void checkStmt(const ast::Stmt* s);
   void bindPattern(const ast::Pattern* p, const Type& t, bool isVar);

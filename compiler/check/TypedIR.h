@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct CheckedFunction {
   const Signature* signature = nullptr;
   // The type of every expression of the body (and of parameter defaults).
   std::unordered_map<const ast::Expr*, Type> exprTypes;
+  // An op with a `grad` clause: what that clause returns (the gradient of
+  // each floating tensor parameter in order, a tuple when several). The
+  // clause's expressions are in `exprTypes` too.
+  std::optional<Type> gradient;
 
   const Type* typeOf(const ast::Expr* e) const {
     auto it = exprTypes.find(e);

@@ -156,6 +156,33 @@ fn steps<N: Dim>(x: Tensor[N; f32]) -> Tensor[4, N; f32] {
   EXPECT_EQ(run->returned("steps"), "Tensor[4, N; f32]");
 }
 
+TEST(CheckerTest, GradClauseIsTypedWithTheGradientsOfFloatTensorParameters) {
+  // `y` and `dy` have the result type; the clause returns the gradients of
+  // the floating tensor parameters only (not the integer tensor, not the
+  // float scalar), recorded on the op's typed function.
+  auto run = CheckRun::fromText(R"(module m
+
+op mix<N: Dim, T: Float>(a: Tensor[N; T], k: Tensor[N; i32], s: f32, b: Tensor[N; T]) -> Tensor[N; T] {
+    return a * b
+} grad(y, dy) {
+    let both = (dy * b, dy * a + y - y)
+    return both
+}
+)");
+  ASSERT_EQ(run->errors(), "");
+  const ast::FunctionItem* f = run->function("mix");
+  ASSERT_NE(f, nullptr);
+  const CheckedFunction* cf = run->checked.functionOf(f);
+  ASSERT_NE(cf, nullptr);
+  ASSERT_TRUE(cf->gradient.has_value());
+  EXPECT_EQ(str(*cf->gradient), "(Tensor[N; T], Tensor[N; T])");
+  auto* ret = ast::as<ast::ReturnStmt>(f->grad->body.back());
+  ASSERT_NE(ret, nullptr);
+  const Type* t = cf->typeOf(ret->value);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(str(*t), "(Tensor[N; T], Tensor[N; T])");
+}
+
 const char* kUnusedLocals = R"(module m
 
 fn f(x: f32, m: f32?) -> f32 {
