@@ -386,7 +386,21 @@ Type Checker::checkName(const ast::NameExpr* e) {
     }
     case SymbolKind::Module: return s->module ? Type::module(s->module) : Type::error();
     case SymbolKind::Prelude: return Type::prelude(std::string(s->name));
-    case SymbolKind::IndexVariable:
+    case SymbolKind::IndexVariable: {
+      // Subscripts never reach here (checkAccess reads them): this is an
+      // index used as a value.
+      std::string position = fmt::format("iota(N)[{}]` with `N` its extent", s->name);
+      if (notation_) {
+        auto d = notation_->domains.find(keyOf(s->declSpan));
+        if (d != notation_->domains.end() && d->second.extent)
+          position = fmt::format("iota({})[{}]`", d->second.extent->str(), s->name);
+      }
+      diagnostics_.emit(DiagnosticKind::IndexAsValue, e->span, s->name)
+          .label(fmt::format("`{}` only subscripts tensors", s->name))
+          .secondary(s->declSpan, "declared as an index here")
+          .help(fmt::format("for its position as a value write `{}", position));
+      return Type::error();
+    }
     case SymbolKind::KernelResult:
     case SymbolKind::KernelBuiltin:
     case SymbolKind::EnumVariant:

@@ -7,10 +7,13 @@
 // must subscript something (E3102), pack and plain indices must not be mixed
 // up (E3106), and an access must subscript every axis (E2204). Integer
 // subscripts that are not index variables are data gathers (runtime
-// integers) or compile-time positions proved in range (E2209). Constructs
-// not handled here (slices or `...` inside notation, index arithmetic, index
-// variables used as values) are Error silently.
+// integers) or compile-time positions proved in range (E2209). What index
+// notation does not allow is E3104: a slice or `...` in an access,
+// arithmetic on an index inside a subscript, an index used as a value, and a
+// tensor that is not subscripted down to its elements.
 #include <fmt/format.h>
+
+#include <functional>
 
 #include "compiler/check/CheckerImpl.h"
 
@@ -66,6 +69,90 @@ bool Checker::bindDomain(const Symbol& index, Span use, const shape::ShapeDim* d
   return false;
 }
 
+// The first index variable `e` computes with, if any: subscripts of nested
+// accesses are positions of their own and do not count.
+const Symbol* Checker::indexVariableIn(const ast::Expr* e) const {
+  if (!e) return nullptr;
+  switch (e->kind) {
+    case ast::ExprKind::Name: return indexVariable(e);
+    case ast::ExprKind::Paren: return indexVariableIn(static_cast<const ast::ParenExpr*>(e)->inner);
+    case ast::ExprKind::Unary: return indexVariableIn(static_cast<const ast::UnaryExpr*>(e)->operand);
+    case ast::ExprKind::Binary: {
+      auto* b = static_cast<const ast::BinaryExpr*>(e);
+      if (const Symbol* s = indexVariableIn(b->lhs)) return s;
+      return indexVariableIn(b->rhs);
+    }
+    case ast::ExprKind::Call:
+      for (const ast::Argument& a : static_cast<const ast::CallExpr*>(e)->args)
+        if (const Symbol* s = indexVariableIn(a.value)) return s;
+      return nullptr;
+    case ast::ExprKind::IntLiteral:
+    case ast::ExprKind::FloatLiteral:
+    case ast::ExprKind::StringLiteral:
+    case ast::ExprKind::BoolLiteral:
+    case ast::ExprKind::NoneLiteral:
+    case ast::ExprKind::Some:
+    case ast::ExprKind::Index:
+    case ast::ExprKind::Member:
+    case ast::ExprKind::Tuple:
+    case ast::ExprKind::ShapeLiteral:
+    case ast::ExprKind::Reduction:
+    case ast::ExprKind::If:
+    case ast::ExprKind::Match:
+    case ast::ExprKind::ForScan:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+// E3104 for the body of a comprehension or reduction that is not one
+// element: the first operand (through operators, parentheses, branches and
+// call arguments) that is still a tensor with axes, else the whole body.
+void Checker::reportUnindexed(const ast::Expr* body, const Type& type) {
+  std::function<const ast::Expr*(const ast::Expr*)> find = [&](const ast::Expr* e) -> const ast::Expr* {
+    if (!e) return nullptr;
+    const Type* t = scope_->out->typeOf(e);
+    bool tensor = t && t->isTensor() && !t->isScalar();
+    switch (e->kind) {
+      case ast::ExprKind::Paren: return find(static_cast<const ast::ParenExpr*>(e)->inner);
+      case ast::ExprKind::Unary: return find(static_cast<const ast::UnaryExpr*>(e)->operand);
+      case ast::ExprKind::Binary: {
+        auto* b = static_cast<const ast::BinaryExpr*>(e);
+        if (auto* x = find(b->lhs)) return x;
+        if (auto* x = find(b->rhs)) return x;
+        return tensor ? e : nullptr;
+      }
+      case ast::ExprKind::Call:
+        for (const ast::Argument& a : static_cast<const ast::CallExpr*>(e)->args)
+          if (auto* x = find(a.value)) return x;
+        return tensor ? e : nullptr;
+      case ast::ExprKind::IntLiteral:
+      case ast::ExprKind::FloatLiteral:
+      case ast::ExprKind::StringLiteral:
+      case ast::ExprKind::BoolLiteral:
+      case ast::ExprKind::NoneLiteral:
+      case ast::ExprKind::Name:
+      case ast::ExprKind::Some:
+      case ast::ExprKind::Index:
+      case ast::ExprKind::Member:
+      case ast::ExprKind::Tuple:
+      case ast::ExprKind::ShapeLiteral:
+      case ast::ExprKind::Reduction:
+      case ast::ExprKind::If:
+      case ast::ExprKind::Match:
+      case ast::ExprKind::ForScan:
+        return tensor ? e : nullptr;
+    }
+    return nullptr;
+  };
+  const ast::Expr* at = find(body);
+  const Type* t = at ? scope_->out->typeOf(at) : nullptr;
+  std::string found = str(t ? *t : type);
+  diagnostics_.emit(DiagnosticKind::UnindexedTensor, at ? at->span : body->span, found)
+      .label(fmt::format("this is `{}`", found))
+      .help("subscript every axis with an index (`x[i, j]`), or reduce it first");
+}
+
 std::string Checker::shapeString(const shape::Shape& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + shape::str(s[i]);
@@ -76,7 +163,7 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
   Type base = checkExpr(e->base);
   if (!base.isTensor()) {
     for (const ast::IndexComponent& c : e->components)
-      if (c.kind == ast::IndexComponentKind::Expr && !indexVariable(c.value)) checkExpr(c.value);
+      if (c.kind == ast::IndexComponentKind::Expr && !indexVariableIn(c.value)) checkExpr(c.value);
     return Type::error();
   }
   const shape::Shape& shape = base.shape();
@@ -89,8 +176,16 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
         packComponent = i;
         break;
       case ast::IndexComponentKind::Ellipsis:
-      case ast::IndexComponentKind::Slice:
-        return Type::error();  // not checked yet inside notation
+      case ast::IndexComponentKind::Slice: {
+        bool slice = e->components[i].kind == ast::IndexComponentKind::Slice;
+        diagnostics_.emit(DiagnosticKind::SliceInNotation, e->components[i].span,
+                          slice ? "a slice" : "`...`")
+            .label(slice ? "a slice keeps its axis" : "`...` stands for axes without indices")
+            .help(slice ? "slice first (`let part = x[0:K]`), then subscript `part` inside the "
+                          "notation"
+                        : "subscript every axis: an index each, or a pack index `*s` for a pack");
+        return Type::error();
+      }
     }
   }
   // Components before a pack index take the leading axes, those after it
@@ -125,10 +220,26 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
     const shape::ShapeDim& axis = shape[axisFor(i)];
     if (const Symbol* s = indexVariable(c.value)) {
       record(c.value, Type::error());  // an index is not a value
-      // A plain index over a pack axis is not checked yet; bindDomain still
-      // reports a pack index written without its `*` (E3106).
+      const auto* pack = std::get_if<shape::Pack>(&axis);
+      auto d = notation_->domains.find(keyOf(s->declSpan));
+      if (pack && d != notation_->domains.end() && !d->second.isPack) {
+        diagnostics_.emit(DiagnosticKind::PlainIndexOverPack, c.value->span, s->name,
+                          "*" + pack->name)
+            .label(fmt::format("this subscripts the axes of `*{}`", pack->name))
+            .help(fmt::format("`*{}` may hold any number of axes; subscript them with a pack "
+                              "index, `*s`, listed as an output or reduced",
+                              pack->name));
+        return Type::error();
+      }
       if (!bindDomain(*s, c.value->span, &axis, nullptr)) error = true;
       continue;
+    }
+    if (const Symbol* s = indexVariableIn(c.value)) {
+      diagnostics_.emit(DiagnosticKind::IndexArithmetic, c.value->span, s->name)
+          .label(fmt::format("this computes with `{}`", s->name))
+          .help("an index subscripts an axis as it is; to shift or stride, slice the tensor "
+                "first (`let next = x[1:N]`) and subscript that");
+      return Type::error();
     }
     // A position: data (a runtime integer scalar: a gather) or a
     // compile-time integer provably in range.
@@ -186,6 +297,10 @@ Type Checker::checkReduction(const ast::ReductionExpr* e) {
     notation_->domains[keyOf(index.span)] = IndexDomain{false, std::nullopt, std::nullopt, Span{}};
   Type body = checkExpr(e->body);
   bool error = body.isError();
+  if (!error && body.isTensor() && !body.isScalar()) {
+    reportUnindexed(e->body, body);
+    error = true;
+  }
   for (const ast::Ident& index : e->indices) {
     const IndexDomain& d = notation_->domains[keyOf(index.span)];
     if (d.extent || error) continue;
@@ -239,6 +354,10 @@ void Checker::checkComprehension(const ast::LetComprehensionStmt* let) {
   Type body = checkExpr(let->value);
   notation_ = saved;
   Type result = Type::error();
+  if (body.isTensor() && !body.isScalar()) {
+    reportUnindexed(let->value, body);
+    body = Type::error();
+  }
   bool error = body.isError() || !body.isScalar();
   shape::Shape out;
   for (const ast::IndexOutput& output : let->outputs) {

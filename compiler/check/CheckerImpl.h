@@ -175,6 +175,11 @@ class Checker {
   Type checkReduction(const ast::ReductionExpr* e);
   Type checkAccess(const ast::IndexExpr* e);
   const Symbol* indexVariable(const ast::Expr* e) const;
+  // The first index variable an expression computes with (not counting the
+  // subscripts of nested accesses).
+  const Symbol* indexVariableIn(const ast::Expr* e) const;
+  // E3104 at the first operand of `body` that is a tensor with axes.
+  void reportUnindexed(const ast::Expr* body, const Type& type);
   // Records or checks the domain of `index` (E2201, E3106); false if not.
   bool bindDomain(const Symbol& index, Span use, const shape::ShapeDim* dim,
                   const shape::Shape* pack);
