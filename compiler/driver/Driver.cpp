@@ -11,6 +11,7 @@
 #include "compiler/graph/Graph.h"
 #include "compiler/inspect/ModelPage.h"
 #include "compiler/inspect/Parameters.h"
+#include "compiler/inspect/RootBinding.h"
 #include "compiler/inspect/Tokens.h"
 #include "compiler/lex/Lexer.h"
 #include "compiler/modules/Program.h"
@@ -85,6 +86,26 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         view.entry = options.graph;
         view.expand = options.expand;
         view.binds = options.binds;
+        // --checkpoint binds the root block's generics exactly as the model
+        // page does (same function, same diagnostics); the --bind values of
+        // root generics go into that binding, the rest (the entry's own
+        // generics, `B`, `S`) the graph applies on top.
+        std::optional<inspect::RootBinding> binding;
+        if (!options.checkpoint.empty()) {
+          std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics);
+          if (!root) return finish(common, sources, diagnostics, false, false);
+          view.binds.clear();
+          binding = inspect::bindRootGenerics(*program, *root, options.binds, options.checkpoint,
+                                              diagnostics, &view.binds);
+          if (!binding) return finish(common, sources, diagnostics, false, false);
+          view.valuesBlock = root->block;
+          view.valuesBlockName = root->qualifiedName();
+          for (const ast::GenericParam& generic : root->block->generics) {
+            auto it = binding->generics->find(generic.name.name);
+            if (it != binding->generics->end())
+              view.values[&generic] = graph::GenericValue{it->second.dim, it->second.dtype};
+          }
+        }
         view.format = options.format == "dot"   ? graph::Format::Dot
                       : options.format == "svg" ? graph::Format::Svg
                       : options.format == "html" ? graph::Format::Html

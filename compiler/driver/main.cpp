@@ -131,10 +131,9 @@ int main(int argc, char** argv) {
       std::cerr << "linnet: error: --expand and --format go with --graph\n";
       return kExitUsage;
     }
-    if (graphOption->count() > 0 &&
-        (views > 0 || inspect.json || inspect.memory || !inspect.checkpoint.empty())) {
+    if (graphOption->count() > 0 && (views > 0 || inspect.json || inspect.memory)) {
       std::cerr << "linnet: error: --graph takes none of --tokens, --ast, --parameters, --json, "
-                   "--memory, --checkpoint\n";
+                   "--memory\n";
       return kExitUsage;
     }
     inspect.view = tokens ? InspectView::Tokens

@@ -10,7 +10,10 @@
 // self-contained HTML page (GraphRender.cpp, GraphSvg.cpp).
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,12 +25,26 @@ namespace linnet::graph {
 
 enum class Format { Text, Dot, Svg, Html };
 
+// A generic's value: a dimension or a dtype.
+struct GenericValue {
+  std::optional<int64_t> dim;
+  std::optional<ast::ScalarType> dtype;
+};
+
 struct GraphOptions {
   std::string entry;          // the function to draw
   int expand = 1;             // block-call levels opened below the entry
   Format format = Format::Text;
-  // NAME=VALUE for the entry's generics (its block's and its own): edges whose
-  // dims all evaluate also show the values (`T[B, S, H] = bf16[1, 7, 3072]`).
+  // Values of one block's generics fixed before `binds` (the root block's, as
+  // --checkpoint binds them; the driver gets them from compiler/inspect's
+  // RootBinding). Only a function of `valuesBlock` can be drawn with them.
+  const ast::BlockItem* valuesBlock = nullptr;
+  std::string valuesBlockName;  // `phi3::Model`, for the error
+  std::map<const ast::GenericParam*, GenericValue> values;
+  // NAME=VALUE for the entry's generics (its block's and its own), over
+  // `values`: edges with a bound generic also show the values, dims that do
+  // not evaluate as written (`T[B, S, H] = bf16[1, 7, 3072]`,
+  // `T[B, S, H] = bf16[B, S, 128]`).
   std::vector<std::string> binds;
 };
 
@@ -59,7 +76,7 @@ struct Edge {
   int from = 0;
   int to = 0;
   std::string type;      // compact, in the entry's generics: `T[B, S, H]`; `?` unknown
-                         // (with --bind: `T[B, S, H] = bf16[1, 7, 3072]`)
+                         // (with --bind/--checkpoint: `T[B, S, H] = bf16[1, 7, 3072]`)
   check::Type value;     // the type itself, for bound values
   std::string location;  // where the consuming expression is
   bool back = false;     // a runtime loop's value fed to its next iteration
@@ -74,8 +91,10 @@ struct Graph {
 };
 
 // Finds `options.entry` among the root modules' functions (the root block's
-// entries first) and builds its graph. Returns false and writes an error
-// naming the available entries to `err` when there is no such function.
+// entries first) and builds its graph. Returns false and writes an error to
+// `err` when there is no such function (naming the available entries), when
+// `options.values` are given for a block the entry is no function of, or when
+// a --bind names no generic of the entry or has a value of the wrong kind.
 bool buildGraph(const Program& program, const check::CheckedProgram& checked,
                 const SourceManager& sources, const GraphOptions& options, Graph& graph,
                 std::ostream& err);
@@ -88,7 +107,7 @@ bool toSvg(const Graph& graph, std::string& svg, std::string& error);
 bool toHtml(const Graph& graph, std::string& html, std::string& error);
 
 // The whole view: build and print in `options.format`. Returns the exit code
-// (0, or 1 for an unknown entry or a Graphviz failure).
+// (0, or 1 when buildGraph fails or Graphviz does).
 int printGraph(const Program& program, const check::CheckedProgram& checked,
                const SourceManager& sources, const GraphOptions& options, std::ostream& out,
                std::ostream& err);

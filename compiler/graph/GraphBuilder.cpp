@@ -629,32 +629,43 @@ std::vector<const ast::FunctionItem*> candidates(const Program& program) {
   return entries;
 }
 
-// `bf16[1, 7, 3072]` when the dtype and every dim of `t` are known; "".
+// The values beside an edge's tensor type: the bound dtype and each dim that
+// evaluates as a number; a dim that does not (it names an unbound generic,
+// `B`) stays as written, its bound generics substituted. `bf16[1, 7, 3072]`,
+// or `bf16[B, S, 128]` when only `H` is bound; "" when that reads as the type
+// itself (no generic of it is bound), or for anything but a tensor.
 std::string boundText(const Type& t, const shape::Values& values,
                       const std::map<const ast::GenericParam*, ast::ScalarType>& dtypes) {
   if (!t.isTensor() || check::containsError(t)) return "";
-  ast::ScalarType scalar = t.dtype().scalar;
+  std::string out = t.dtype().str();
   if (t.dtype().isGeneric()) {
     auto it = dtypes.find(t.dtype().generic);
-    if (it == dtypes.end()) return "";
-    scalar = it->second;
+    if (it != dtypes.end()) out = ast::scalarTypeName(it->second);
   }
-  std::string out(ast::scalarTypeName(scalar));
-  if (t.shape().empty()) return out;
-  out += "[";
-  for (size_t i = 0; i < t.shape().size(); ++i) {
-    if (!std::holds_alternative<shape::DimExpr>(t.shape()[i])) return "";
-    shape::Evaluation e = shape::evaluate(std::get<shape::DimExpr>(t.shape()[i]), values);
-    if (!e) return "";
-    out += (i ? ", " : "") + std::to_string(*e.value);
+  if (!t.shape().empty()) {
+    shape::Bindings known;  // the bound dims, for those that do not evaluate
+    for (const auto& [id, value] : values.dims) known.dims[id] = shape::DimExpr::constant(value);
+    out += "[";
+    for (size_t i = 0; i < t.shape().size(); ++i) {
+      const shape::ShapeDim& dim = t.shape()[i];
+      std::string text = shape::str(dim);
+      if (const auto* expr = std::get_if<shape::DimExpr>(&dim)) {
+        shape::Evaluation e = shape::evaluate(*expr, values);
+        text = e ? std::to_string(*e.value) : shape::instantiate(*expr, known).str();
+      }
+      out += (i ? ", " : "") + text;
+    }
+    out += "]";
   }
-  return out + "]";
+  return out == check::compactStr(t) ? "" : out;
 }
 
-// Applies --bind NAME=VALUE to the edges; false with an error for a name that
-// is no generic of the entry or a value that does not fit its kind.
-bool bindValues(const check::Signature* sig, const std::vector<std::string>& binds, Graph& graph,
-                std::ostream& err) {
+// Applies the bound values to the edges: `fixed` (a checkpoint's values for
+// the entry's block generics) first, then --bind NAME=VALUE over them; false
+// with an error for a name that is no generic of the entry or a value that
+// does not fit its kind.
+bool bindValues(const check::Signature* sig, const std::map<const ast::GenericParam*, GenericValue>& fixed,
+                const std::vector<std::string>& binds, Graph& graph, std::ostream& err) {
   shape::Values values;
   std::map<const ast::GenericParam*, ast::ScalarType> dtypes;
   std::vector<const ast::GenericParam*> generics;
@@ -664,6 +675,13 @@ bool bindValues(const check::Signature* sig, const std::vector<std::string>& bin
     if (g->defaultValue && g->defaultValue->type)
       if (auto* scalar = ast::as<ast::ScalarTypeNode>(g->defaultValue->type))
         dtypes[g] = scalar->scalar;
+  for (const ast::GenericParam* g : generics) {
+    auto it = fixed.find(g);
+    if (it == fixed.end() || g->isPack) continue;
+    if (it->second.dim && g->constraint == ast::GenericKind::Dim)
+      values.dims[check::symbolIdOf(*g)] = *it->second.dim;
+    if (it->second.dtype && g->constraint != ast::GenericKind::Dim) dtypes[g] = *it->second.dtype;
+  }
   for (const std::string& bind : binds) {
     size_t eq = bind.find('=');
     std::string name = bind.substr(0, eq);
@@ -729,9 +747,15 @@ bool buildGraph(const Program& program, const check::CheckedProgram& checked,
   if (signature && signature->owner) graph.entry = signature->owner->name.name + "." + graph.entry;
   if (signature && signature->module) graph.entry = signature->module->name + "." + graph.entry;
   graph.expand = options.expand;
+  if (options.valuesBlock && (!signature || signature->owner != options.valuesBlock)) {
+    err << "linnet: error: --checkpoint binds the generics of `" << options.valuesBlockName
+        << "`; `" << graph.entry << "` is not one of its functions\n";
+    return false;
+  }
   Builder builder(checked, sources, graph, options.expand);
   builder.buildEntry(*entry, signature);
-  return options.binds.empty() || bindValues(signature, options.binds, graph, err);
+  if (options.binds.empty() && options.values.empty()) return true;
+  return bindValues(signature, options.values, options.binds, graph, err);
 }
 
 }  // namespace linnet::graph

@@ -7,6 +7,7 @@
 
 #include "compiler/bind/CheckpointBinder.h"
 #include "compiler/bind/GenericValues.h"
+#include "compiler/inspect/RootBinding.h"
 #include "compiler/manifest/ParameterManifest.h"
 #include "compiler/manifest/ProgramBlocks.h"
 #include "compiler/parse/ASTPrinter.h"
@@ -78,61 +79,21 @@ void printBlock(const BlockRef& ref, std::ostream& out) {
 
 bool printModelPage(const Program& program, const PageOptions& options, std::ostream& out,
                     DiagnosticEmitter& diagnostics) {
-  std::vector<const Module*> roots = program.rootModules();
-  std::vector<BlockRef> blocks = manifest::reachableBlocks(roots);
-
-  // The root block: the one block of the root modules with entries.
-  BlockRef root;
-  for (const BlockRef& ref : blocks) {
-    if (std::find(roots.begin(), roots.end(), ref.module) == roots.end()) continue;
-    if (!manifest::hasEntries(*ref.block)) continue;
-    if (root.block) {
-      diagnostics.emit(DiagnosticKind::SeveralRootBlocks, ref.block->name.span,
-                       root.qualifiedName(), ref.qualifiedName())
-          .secondary(root.block->name.span, "the first block with entries");
-      return false;
-    }
-    root = ref;
-  }
-  std::string packageName = roots.empty() ? std::string("the program") : roots.front()->name;
-  if (const Package* package = program.rootPackage()) packageName = package->name;
-  if (!root.block) {
-    diagnostics.emit(DiagnosticKind::NoRootBlock, Span{}, packageName);
-    return false;
-  }
-  std::optional<bind::GenericBindings> bindings;
-  std::optional<bind::BoundModel> bound;
-  if (!options.binds.empty() || !options.checkpoint.empty()) {
-    bindings = bind::parseBindOverrides(*root.block, root.qualifiedName(), options.binds, diagnostics);
-    if (!bindings) return false;
-  }
-  if (!options.checkpoint.empty()) {
-    rt::Expected<rt::Checkpoint> checkpoint = rt::Checkpoint::open(options.checkpoint);
-    if (!checkpoint.ok()) {
-      diagnostics.emit(DiagnosticKind::CheckpointUnreadable, Span{}, checkpoint.message());
-      return false;
-    }
-    ast::Arena arena;
-    manifest::BlockManifest blockManifest = manifest::buildManifest(root, arena);
-    const Package* package = program.rootPackage();
-    bind::BindInputs inputs;
-    inputs.manifest = &blockManifest;
-    inputs.packageDir = package ? package->rootDir : std::string();
-    inputs.checkpoint = &*checkpoint;
-    inputs.overrides = *bindings;
-    bound = bind::bindCheckpoint(inputs, diagnostics);
-    if (!bound) return false;
-    bindings = bound->generics;
-  } else if (bindings) {
-    if (!bind::checkWhereClauses(*root.block, root.qualifiedName(), *bindings, diagnostics)) return false;
-  }
-  if (options.memory && !bound) {
+  std::optional<BlockRef> root = findRootBlock(program, diagnostics);
+  if (!root) return false;
+  // The checkpoint and the --bind values, bound exactly as the graph view
+  // binds them (RootBinding.h).
+  std::optional<RootBinding> binding =
+      bindRootGenerics(program, *root, options.binds, options.checkpoint, diagnostics);
+  if (!binding) return false;
+  const std::optional<bind::GenericBindings>& bindings = binding->generics;
+  if (options.memory && !binding->model) {
     diagnostics.emit(DiagnosticKind::MemoryNeedsCheckpoint, Span{});
     return false;
   }
 
   out << "Entries\n\nEntry\tSignature\n";
-  for (const ast::Item* item : root.block->body) {
+  for (const ast::Item* item : root->block->body) {
     auto* function = ast::as<ast::FunctionItem>(item);
     if (!function || function->function != ast::FunctionKind::Entry) continue;
     out << function->name.name << "\t" << entrySignature(*function) << "\n";
@@ -140,7 +101,7 @@ bool printModelPage(const Program& program, const PageOptions& options, std::ost
 
   if (bindings) {
     out << "\nGenerics\n\nThe root block's generics as this checkpoint binds them.\n\n";
-    for (const ast::GenericParam& generic : root.block->generics) {
+    for (const ast::GenericParam& generic : root->block->generics) {
       // Unbound generics show their declared default, or `?`.
       auto it = bindings->find(generic.name.name);
       std::string value = it != bindings->end() ? it->second.text()
@@ -149,8 +110,9 @@ bool printModelPage(const Program& program, const PageOptions& options, std::ost
       out << generic.name.name << "\t" << value << "\n";
     }
   }
-  if (options.memory) printMemory(*bound, out);
+  if (options.memory) printMemory(*binding->model, out);
 
+  std::vector<BlockRef> blocks = manifest::reachableBlocks(program.rootModules());
   out << "\nBlocks\n\nEvery block of the program with its members and functions, as linnet "
          "inspect prints them.\n";
   std::stable_sort(blocks.begin(), blocks.end(), [](const BlockRef& a, const BlockRef& b) {

@@ -1,7 +1,7 @@
 // `linnet inspect PACKAGE`: the model page. Sections, in order:
 //   Entries   the root block's entries and their signatures (a tab-separated table)
 //   Generics  the root block's generics with bound values (only when bound,
-//             through --bind now and a checkpoint later)
+//             by --checkpoint and/or --bind, through RootBinding.h)
 //   Memory    with --memory: weights and state bytes per top-level member
 //   Blocks    every block of the program (the package's own and those its
 //             `sub` members reach), sorted by name, with members and functions

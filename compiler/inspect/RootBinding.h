@@ -1,0 +1,60 @@
+// RootBinding: a package's root block (its one block with entries) and the
+// values of that block's generics from `--checkpoint DIR` and `--bind
+// NAME=VALUE`. Both views of `linnet inspect PACKAGE` that show bound values
+// get them here, so they bind, and fail, identically: the model page
+// (ModelPage.cpp) and the typed graph (`--graph`, whose driver hands the
+// values to compiler/graph). The binding itself is compiler/bind's
+// (docs/binding.md); this only strings its steps together.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/bind/CheckpointBinder.h"
+#include "compiler/bind/GenericValues.h"
+#include "compiler/diagnostics/DiagnosticEmitter.h"
+#include "compiler/manifest/ParameterManifest.h"
+#include "compiler/manifest/ProgramBlocks.h"
+#include "compiler/modules/Program.h"
+#include "runtime/checkpoint/Checkpoint.h"
+
+namespace linnet::inspect {
+
+struct RootBinding {
+  // Set when --bind or --checkpoint was given: every generic the values fix
+  // (with a checkpoint, every generic of the root block).
+  std::optional<bind::GenericBindings> generics;
+  // Set with --checkpoint: the bound tensors and state.
+  std::optional<bind::BoundModel> model;
+  // What `model` points into, kept alive with it.
+  std::unique_ptr<rt::Checkpoint> checkpoint;
+  std::unique_ptr<ast::Arena> arena;
+  std::unique_ptr<manifest::BlockManifest> manifest;
+};
+
+// The one block of the root modules with entries. Reports a program with none
+// or with two (no code: `no block of ... has entries`, `blocks ... both have
+// entries`) and returns nullopt.
+std::optional<manifest::BlockRef> findRootBlock(const Program& program, DiagnosticEmitter& diagnostics);
+
+// Binds `root`'s generics. `binds` (NAME=VALUE) are checked against the
+// generics' kinds (bind::parseBindOverrides). With `checkpoint` set, the
+// checkpoint is opened and bound (bind::bindCheckpoint: --bind values win,
+// then tensors, config.json and generics.json, then defaults; every tensor
+// checked, the `where` clauses evaluated); without, the `where` clauses are
+// evaluated on the --bind values alone. With neither, nothing is bound.
+//
+// When `unclaimed` is given, a bind whose name (the text before `=`) is no
+// generic of the root block is moved there instead of being reported: the
+// graph view binds the drawn entry's own generics (`B`, `S`) itself.
+//
+// Returns nullopt after reporting every problem.
+std::optional<RootBinding> bindRootGenerics(const Program& program, const manifest::BlockRef& root,
+                                            const std::vector<std::string>& binds,
+                                            const std::string& checkpoint,
+                                            DiagnosticEmitter& diagnostics,
+                                            std::vector<std::string>* unclaimed = nullptr);
+
+}  // namespace linnet::inspect
