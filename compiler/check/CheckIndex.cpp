@@ -3,8 +3,9 @@
 // trailing ones after `...`; unaddressed axes are kept) integer indices (compile-time ones provably in
 // range, runtime integer scalars read a position), slices with compile-time
 // non-negative bounds and a positive constant step, and one `...`. An access
-// that needs index notation (index variables, `*pack` components, tensor
-// indices) is not checked here and yields Error silently.
+// that needs index notation is E2209: a tensor of positions (a gather), or a
+// component addressing an axis of a pack. `*pack` components belong to
+// notation (the resolver reports them outside it).
 #include <fmt/format.h>
 
 #include "compiler/check/CheckerImpl.h"
@@ -66,10 +67,22 @@ Type Checker::checkIndex(const ast::IndexExpr* e) {
     return Type::error();
   }
   // Fewer components than axes keep the trailing axes (`x[i]` on [N, M] is
-  // [M]); with a pack, only components before it are understood here.
+  // [M]). A component cannot address an axis of a pack: how many axes the
+  // pack holds is not known (E2209).
+  auto packAxis = [&](size_t k, const shape::Pack& pack) {
+    diagnostics_.emit(DiagnosticKind::InvalidSlice, e->components[k].span,
+                      fmt::format("this component addresses an axis of the pack `*{}` in `{}`",
+                                  pack.name, str(base)))
+        .label(fmt::format("`*{}` may hold any number of axes", pack.name))
+        .help("address the axes after the pack from the end (`x[..., i]`), or write the access "
+              "in index notation with a pack index (`let y[*s] = x[*s, i]`)");
+    return Type::error();
+  };
   if (base.hasPack() && ellipses == 0) {
-    for (size_t k = 0; k < e->components.size(); ++k)
-      if (k >= shape.size() || std::holds_alternative<shape::Pack>(shape[k])) return Type::error();
+    for (size_t k = 0; k < e->components.size(); ++k) {
+      if (k >= shape.size()) return Type::error();
+      if (auto* pack = std::get_if<shape::Pack>(&shape[k])) return packAxis(k, *pack);
+    }
   }
   if (!base.hasPack() && addressed > shape.size()) {
     diagnostics_.emit(DiagnosticKind::RankMismatch, e->span, str(base), shape.size(), addressed)
@@ -89,7 +102,7 @@ Type Checker::checkIndex(const ast::IndexExpr* e) {
   for (size_t j = 0; j < tail; ++j) axisOf[e->components.size() - tail + j] = shape.size() - tail + j;
   for (size_t k = 0; k < e->components.size(); ++k) {
     if (e->components[k].kind == ast::IndexComponentKind::Ellipsis) continue;
-    if (std::holds_alternative<shape::Pack>(shape[axisOf[k]])) return Type::error();
+    if (auto* pack = std::get_if<shape::Pack>(&shape[axisOf[k]])) return packAxis(k, *pack);
   }
 
   std::vector<bool> removed(shape.size(), false);
@@ -104,8 +117,13 @@ Type Checker::checkIndex(const ast::IndexExpr* e) {
     auto value = isCompileInt(t) ? dimOf(module(), x) : std::nullopt;
     if (!value) {
       if (isIndex && t.isScalar() && isInteger(t.dtype())) return std::nullopt;  // runtime index
-      if (isIndex && t.isTensor() && !t.isScalar()) {
-        error = true;  // a gather outside index notation: not checked yet
+      if (isIndex && t.isTensor() && !t.isScalar() && isInteger(t.dtype())) {
+        diagnostics_.emit(DiagnosticKind::InvalidSlice, x->span,
+                          fmt::format("an index outside index notation is one position, found `{}`",
+                                      str(t)))
+            .label(fmt::format("this is `{}`", str(t)))
+            .help("gather with index notation: `let g[b, j] = x[ids[b], j]`");
+        error = true;
         return std::nullopt;
       }
       diagnostics_.emit(DiagnosticKind::InvalidSlice, x->span,
