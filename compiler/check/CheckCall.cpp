@@ -78,6 +78,8 @@ static std::pair<const ast::StructItem*, const Module*> structNamedBy(const Modu
   return {ast::as<ast::StructItem>(s->item), s->module};
 }
 
+static bool mentionsAny(const Type& t, const Inference& inf);
+
 Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::StructItem& st,
                                       const Module& sm) {
   record(call->callee, Type::error());  // the struct's name is not a value
@@ -167,8 +169,27 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
       }
       continue;
     }
-    // Not inferred (a field argument of unknown type, or a generic in no
-    // field): unknown rather than a guess.
+    // A generic in a field whose argument did not bind it (an argument of
+    // unknown type, a pattern inference does not solve) stays unknown
+    // rather than a guess.
+    Inference probe;
+    if (g.isPack || g.constraint == ast::GenericKind::Dim) probe.openShapes[symbolIdOf(g)] = &g;
+    else probe.openDTypes.insert(&g);
+    for (const Type& t : fieldTypes)
+      if (mentionsAny(t, probe)) return Type::error();
+    // In no field: its default, or it must be written (E2110).
+    if (g.defaultValue) {
+      GenericValue v = genericValue(sm, *g.defaultValue, g);
+      if (auto* d = std::get_if<shape::DimExpr>(&v)) inf.subst.shapes.dims[symbolIdOf(g)] = *d;
+      else if (auto* p = std::get_if<shape::Shape>(&v)) inf.subst.shapes.packs[symbolIdOf(g)] = *p;
+      else if (auto* t = std::get_if<DType>(&v)) inf.subst.dtypes[&g] = *t;
+      else return Type::error();
+      continue;
+    }
+    diagnostics_.emit(DiagnosticKind::CannotInfer, call->callee->span, g.name.name, st.name.name)
+        .label(fmt::format("`{}` appears in no field", g.name.name))
+        .secondary(g.name.span, "generic declared here")
+        .help(fmt::format("write the generic arguments: `{}<...>(...)`", st.name.name));
     return Type::error();
   }
   bool fieldsOk = true;
@@ -185,6 +206,7 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
 Type Checker::checkCall(const ast::CallExpr* call) {
   if (auto [st, sm] = structNamedBy(module(), call->callee); st)
     return checkStructConstruction(call, *st, *sm);
+  if (auto t = checkKernelBuiltin(call)) return *t;  // program_id, load (CheckKernel.cpp)
   Type callee = resolveCallee(call->callee);
   if (callee.kind() != TypeKind::Function) {
     // Still type the arguments so their own mistakes are found.
@@ -195,8 +217,6 @@ Type Checker::checkCall(const ast::CallExpr* call) {
   if (!callee.functionItem()) return checkPreludeCall(call, callee.preludeName());
   return checkFunctionCall(call, callee);
 }
-
-static bool mentionsAny(const Type& t, const Inference& inf);
 
 static bool dimMentionsOpen(const shape::DimExpr& d, const Inference& inf) {
   std::vector<shape::Atom> atoms;

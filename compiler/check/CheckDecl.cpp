@@ -5,6 +5,8 @@
 // them (which only an ill-formed program could make) yields Error silently.
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "compiler/check/CheckerImpl.h"
 #include "compiler/parse/ASTPrinter.h"
 
@@ -61,6 +63,14 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
         if (c->type || !symbol->module) return std::nullopt;  // typed consts are runtime values
         return dimOf(*symbol->module, c->value, depth + 1);
       }
+      // A `let` of a compile-time integer (`let k = min(A, B)`) in the body
+      // being checked: its value.
+      if (symbol->kind == SymbolKind::Local && scope_ && scope_->module == &m) {
+        auto it = scope_->locals.find(keyOf(symbol->declSpan));
+        if (it != scope_->locals.end() && (it->second.type.kind() == TypeKind::CompileInt ||
+                                           it->second.type.kind() == TypeKind::IntLiteral))
+          return it->second.type.compileValue();
+      }
       return std::nullopt;
     }
     case ast::ExprKind::Paren:
@@ -95,10 +105,19 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
         case ast::BinaryOp::Le:
         case ast::BinaryOp::Gt:
         case ast::BinaryOp::Ge:
+          return std::nullopt;
         case ast::BinaryOp::BitOr:
         case ast::BinaryOp::BitXor:
-        case ast::BinaryOp::BitAnd:
-          return std::nullopt;
+        case ast::BinaryOp::BitAnd: {
+          // Only known values: bit operations on symbols are no polynomial.
+          auto a = l->constantValue();
+          auto c = r->constantValue();
+          if (!a || !c) return std::nullopt;
+          int64_t v = b->op == ast::BinaryOp::BitAnd ? (*a & *c)
+                      : b->op == ast::BinaryOp::BitOr ? (*a | *c)
+                                                       : (*a ^ *c);
+          return shape::DimExpr::constant(v);
+        }
       }
       return std::nullopt;
     }
@@ -135,6 +154,57 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
   return std::nullopt;
 }
 
+// A written dimension the solver cannot read (E2123): a typed const or a
+// run-time value, a float, a bit operation on symbols, a call.
+void Checker::reportNonDimension(const Module& m, const ast::Expr* e) {
+  // A const in a definition cycle was reported (E2122): no second error.
+  std::function<bool(const ast::Expr*)> cyclic = [&](const ast::Expr* x) -> bool {
+    if (auto* name = ast::as<ast::NameExpr>(x)) {
+      const Symbol* s = m.symbolOf(name->name);
+      return s && s->kind == SymbolKind::Item && cyclic_.count(s->item);
+    }
+    if (auto* p = ast::as<ast::ParenExpr>(x)) return cyclic(p->inner);
+    if (auto* u = ast::as<ast::UnaryExpr>(x)) return cyclic(u->operand);
+    if (auto* b = ast::as<ast::BinaryExpr>(x)) return cyclic(b->lhs) || cyclic(b->rhs);
+    if (auto* c = ast::as<ast::CallExpr>(x))
+      for (const ast::Argument& a : c->args)
+        if (cyclic(a.value)) return true;
+    return false;
+  };
+  if (cyclic(e)) return;
+  diagnostics_.emit(DiagnosticKind::DimensionNotCompileTime, e->span, ast::printExpr(e))
+      .label("not a compile-time integer")
+      .help("a dimension is built from integers, `Dim` generics, untyped integer consts and "
+            "compile-time `let`s with `+ - * / %`, `min` and `max`");
+}
+
+// The dimensions written in an alias body or struct fields, once at the
+// declaration (their uses resolve them without reporting).
+void Checker::reportNonDimensions(const Module& m, const ast::TypeNode* t) {
+  if (!t) return;
+  switch (t->kind) {
+    case ast::TypeKind::Scalar: return;
+    case ast::TypeKind::Tensor:
+      for (const ast::ShapeElement& el : static_cast<const ast::TensorTypeNode*>(t)->shape)
+        if (!el.isPack() && !dimOf(m, el.dim)) reportNonDimension(m, el.dim);
+      return;
+    case ast::TypeKind::Tuple:
+      for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements)
+        reportNonDimensions(m, e);
+      return;
+    case ast::TypeKind::Optional:
+      reportNonDimensions(m, static_cast<const ast::OptionalTypeNode*>(t)->inner);
+      return;
+    case ast::TypeKind::Array: {
+      auto* array = static_cast<const ast::ArrayTypeNode*>(t);
+      reportNonDimensions(m, array->element);
+      if (!dimOf(m, array->count)) reportNonDimension(m, array->count);
+      return;
+    }
+    case ast::TypeKind::Named: return;
+  }
+}
+
 // Every divisor of a dimension expression must be provably positive (E2205).
 void Checker::checkDivisors(const Module& m, const ast::Expr* e, const shape::Facts& facts) {
   auto* b = ast::as<ast::BinaryExpr>(e);
@@ -150,6 +220,65 @@ void Checker::checkDivisors(const Module& m, const ast::Expr* e, const shape::Fa
   auto d = diagnostics_.emit(DiagnosticKind::DivisorNotPositive, b->rhs->span, divisor->str());
   d.label("this divisor may be zero");
   if (!proof.suggestion.empty()) d.help(fmt::format("add `where {}`", proof.suggestion));
+}
+
+// An alias body or struct field type has no `where` of its own: its
+// divisors and dimensions are checked where it is used, with the written
+// generic arguments, under the user's facts (E2205, E2208 at the use, with
+// the definition as a secondary label). Types named inside the definition
+// are checked at their own uses. False when reported.
+bool Checker::checkDefinitionDims(const Module& declModule, const ast::TypeNode* t,
+                                  const Substitution& args, const shape::Facts& facts, Span use,
+                                  std::string_view item) {
+  if (!t) return true;
+  switch (t->kind) {
+    case ast::TypeKind::Scalar:
+    case ast::TypeKind::Named:
+      return true;
+    case ast::TypeKind::Tuple:
+      for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements)
+        if (!checkDefinitionDims(declModule, e, args, facts, use, item)) return false;
+      return true;
+    case ast::TypeKind::Optional:
+      return checkDefinitionDims(declModule, static_cast<const ast::OptionalTypeNode*>(t)->inner,
+                                 args, facts, use, item);
+    case ast::TypeKind::Array:
+      return checkDefinitionDims(declModule, static_cast<const ast::ArrayTypeNode*>(t)->element,
+                                 args, facts, use, item);
+    case ast::TypeKind::Tensor: break;
+  }
+  std::function<bool(const ast::Expr*)> divisors = [&](const ast::Expr* e) {
+    if (auto* p = ast::as<ast::ParenExpr>(e)) return divisors(p->inner);
+    auto* b = ast::as<ast::BinaryExpr>(e);
+    if (!b) return true;
+    if (!divisors(b->lhs) || !divisors(b->rhs)) return false;
+    if (b->op != ast::BinaryOp::Div && b->op != ast::BinaryOp::Rem) return true;
+    auto divisor = dimOf(declModule, b->rhs);
+    if (!divisor) return true;
+    shape::DimExpr here = shape::instantiate(*divisor, args.shapes);
+    shape::Proof proof = facts.provablyPositive(here);
+    if (proof) return true;
+    auto d = diagnostics_.emit(DiagnosticKind::DivisorNotPositive, use, here.str());
+    d.label(fmt::format("this use of `{}` divides by `{}`, which may be zero", item, here.str()))
+        .secondary(b->rhs->span, fmt::format("the division in `{}`", item));
+    if (!proof.suggestion.empty()) d.help(fmt::format("add `where {}`", proof.suggestion));
+    return false;
+  };
+  for (const ast::ShapeElement& el : static_cast<const ast::TensorTypeNode*>(t)->shape) {
+    if (el.isPack()) continue;
+    if (!divisors(el.dim)) return false;
+    auto dim = dimOf(declModule, el.dim);
+    if (!dim) continue;
+    shape::DimExpr here = shape::instantiate(*dim, args.shapes);
+    if (!facts.provablyNegative(here)) continue;
+    diagnostics_.emit(DiagnosticKind::NegativeDimension, use, here.str())
+        .label(fmt::format("this use of `{}` makes a dimension `{}`, negative for every allowed "
+                           "binding",
+                           item, here.str()))
+        .secondary(el.dim->span, fmt::format("the dimension in `{}`", item));
+    return false;
+  }
+  return true;
 }
 
 void Checker::addWhere(const Module& m, const std::vector<ast::Constraint>& where,
@@ -301,7 +430,10 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
           continue;
         }
         auto d = dimOf(m, el.dim);
-        if (!d) return Type::error();
+        if (!d) {
+          if (facts) reportNonDimension(m, el.dim);
+          return Type::error();
+        }
         if (facts) {
           checkDivisors(m, el.dim, *facts);
           if (facts->provablyNegative(*d)) {
@@ -329,6 +461,7 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
       auto* array = static_cast<const ast::ArrayTypeNode*>(t);
       Type element = resolveType(m, array->element, facts);
       auto count = dimOf(m, array->count);
+      if (!count && facts) reportNonDimension(m, array->count);
       if (element.kind() != TypeKind::Block || !count) return Type::error();
       return Type::blockArray(element.blockInstance(), *count);
     }
@@ -350,7 +483,14 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
         return Type::block(std::move(instance));
       }
       if (auto* en = ast::as<ast::EnumItem>(item.item)) {
-        if (!en->generics.empty()) return Type::error();  // generic enums: not typed yet
+        // Variants carry no payload, so an enum's generics carry no data: the
+        // arguments are checked (E2111, E2112) and do not change the type
+        // (`E.A`, which cannot name them, is a value of every `E<...>`).
+        if (!en->generics.empty()) {
+          Substitution args;
+          if (!bindGenerics(m, *named, en->generics, en->name, *item.module, args))
+            return Type::error();
+        }
         return Type::enumeration(item.module, en);
       }
       if (auto* alias = ast::as<ast::TypeAliasItem>(item.item)) {
@@ -361,6 +501,10 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
         bool bound = bindGenerics(m, *named, alias->generics, alias->name, *item.module, args);
         Type aliased = bound ? resolveType(*item.module, alias->type, nullptr) : Type::error();
         aliasesInProgress_.erase(alias);
+        if (bound && facts &&
+            !checkDefinitionDims(*item.module, alias->type, args, *facts, named->span,
+                                 alias->name.name))
+          return Type::error();
         return bound ? instantiate(aliased, args) : Type::error();
       }
       if (auto* st = ast::as<ast::StructItem>(item.item)) {
@@ -368,6 +512,11 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
         Substitution args;
         if (!bindGenerics(m, *named, st->generics, st->name, *item.module, args))
           return Type::error();
+        if (facts)
+          for (const ast::Field& field : st->fields)
+            if (!checkDefinitionDims(*item.module, field.type, args, *facts, named->span,
+                                     st->name.name))
+              return Type::error();
         return Type::structure(item.module, st, std::move(args));
       }
       return Type::error();
@@ -456,6 +605,22 @@ void Checker::checkMemberRules(const ast::MemberItem& member, const Type& t) {
         .label("a sub-block array cannot be optional");
     return;
   }
+  // What a member can hold: a tensor (a scalar is one) for `param`,
+  // `buffer` and `state`; a block or an array of blocks for `sub`.
+  const Type& held = t.kind() == TypeKind::Optional ? t.optionalInner() : t;
+  bool isSub = member.member == ast::MemberKind::Sub;
+  bool fits = isSub ? held.kind() == TypeKind::Block || held.kind() == TypeKind::BlockArray
+                    : held.isTensor();
+  if (!fits && !containsError(t)) {
+    diagnostics_.emit(DiagnosticKind::InvalidMemberType, member.type->span, kind, member.name.name)
+        .label(fmt::format("this is `{}`", str(t)))
+        .help(isSub ? "a `sub` holds a block (`sub norm: RMSNorm<H, T>`) or an array of blocks "
+                      "(`sub layers: [Layer<H, T>; N]`)"
+                    : fmt::format("a `{}` holds a tensor or a scalar (`Tensor[N; f32]`, `f32`); "
+                                  "other values are computed by methods",
+                                  kind));
+    return;
+  }
   if (!member.initializer) return;
   bool isNone = ast::isa<ast::NoneLiteralExpr>(member.initializer);
   if (member.member == ast::MemberKind::Param && !isNone) {
@@ -499,8 +664,8 @@ const Signature* Checker::signature(const ast::FunctionItem& f) {
     sig->result = resolveType(*m, f.returnType, &sig->facts);
     if (containsError(sig->result)) sig->complete = false;
   } else if (f.function == ast::FunctionKind::Kernel) {
-    sig->result = Type::error();  // kernels are not typed yet
-    sig->complete = false;
+    sig->result = kernelResultType(f, *m, sig->facts);  // CheckKernel.cpp
+    if (containsError(sig->result)) sig->complete = false;
   } else {
     sig->result = Type::unit();
   }

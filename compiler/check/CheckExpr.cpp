@@ -341,6 +341,8 @@ Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
 Type Checker::checkName(const ast::NameExpr* e) {
   const Symbol* s = module().symbolOf(e->name);
   if (!s) return Type::error();
+  if (kernel_)  // tensors in memory (CheckKernel.cpp)
+    if (auto memory = kernelMemoryName(e, *s)) return *memory;
   switch (s->kind) {
     case SymbolKind::Param: {
       const Signature* sig = scope_->signature;
@@ -379,10 +381,10 @@ Type Checker::checkName(const ast::NameExpr* e) {
         return Type::error();
       }
       if (auto* f = ast::as<ast::FunctionItem>(s->item)) {
-        if (f->function == ast::FunctionKind::Kernel) return Type::error();
+        if (f->function == ast::FunctionKind::Kernel) return kernelUsedAsValue(*f, e->span);
         return Type::function(s->module, f, nullptr);
       }
-      return Type::error();  // blocks, structs, enums, aliases as values: not typed yet
+      return Type::error();  // blocks, structs, enums, aliases: the resolver rejects them as values (E1208)
     }
     case SymbolKind::Module: return s->module ? Type::module(s->module) : Type::error();
     case SymbolKind::Prelude: return Type::prelude(std::string(s->name));
@@ -538,7 +540,18 @@ Type Checker::checkBinary(const ast::BinaryExpr* e) {
       auto v = dimOf(module(), e);
       return Type::compileInt(v ? *v : shape::DimExpr());
     }
-    if (isBitwise(e->op)) return Type::error();  // compile-time bit operations: not typed yet
+    if (isBitwise(e->op)) {
+      // Known values fold; symbolic ones (`H & 1`) are no dimension the
+      // solver can reason about, but their value is known at run time: an
+      // i64 scalar, usable as data and never in a shape.
+      auto a = l.compileValue().constantValue();
+      auto b = r.compileValue().constantValue();
+      if (!a || !b) return Type::scalar(DType::of(ast::ScalarType::I64));
+      int64_t v = e->op == ast::BinaryOp::BitAnd ? (*a & *b)
+                  : e->op == ast::BinaryOp::BitOr ? (*a | *b)
+                                                   : (*a ^ *b);
+      return v >= 0 ? Type::intLiteral(v) : Type::compileInt(shape::DimExpr::constant(v));
+    }
     return Type::scalar(DType::of(ast::ScalarType::Bool));
   }
   Type joined = elementwise(l, r, e->span, e->lhs->span, e->rhs->span,
@@ -546,7 +559,11 @@ Type Checker::checkBinary(const ast::BinaryExpr* e) {
   if (joined.isError()) return joined;
   if (joined.isUntypedNumber()) {
     if (isArithmetic(e->op)) return joined;
-    if (isBitwise(e->op)) return Type::error();
+    if (isBitwise(e->op)) {  // two integers folded above: a float literal is involved
+      diagnostics_.emit(DiagnosticKind::InvalidOperand, e->opSpan, op, str(joined))
+          .label(fmt::format("`{}` is defined for integers and `bool`", op));
+      return Type::error();
+    }
     return Type::scalar(DType::of(ast::ScalarType::Bool));
   }
   const DType& d = joined.dtype();
@@ -628,22 +645,28 @@ static std::string patternText(const ast::Pattern* p) {
 
 Type Checker::checkMatch(const ast::MatchExpr* e, const Type* expected) {
   Type s = checkExpr(e->scrutinee);
-  // Matches on optionals and enums are typed; on anything else the arms are
-  // checked but the result is unknown.
+  // Optionals match `some`/`none`, enums their variants; any other value
+  // (a struct, a tuple, a tensor) only a catch-all binding.
   bool optional = s.kind() == TypeKind::Optional;
   bool enumeration = s.kind() == TypeKind::Enum;
   bool sawSome = false, sawNone = false, sawCatchAll = false, impossible = false;
   std::set<uint32_t> variants;
   std::optional<Type> result;
-  bool error = !optional && !enumeration;
+  bool error = s.isError();
   for (const ast::MatchArm& arm : e->arms) {
     const ast::Pattern* p = arm.pattern;
-    if ((optional || enumeration) && p) {
+    if (!s.isError() && p) {
       const Symbol* v =
           p->kind == ast::PatternKind::Binding ? module().symbolOf(p->name) : nullptr;
       bool isVariant = v && v->kind == SymbolKind::EnumVariant;
       bool fits = true;
-      if (enumeration) {
+      if (!optional && !enumeration) {
+        fits = p->kind == ast::PatternKind::Binding && !isVariant;
+        if (fits) {
+          sawCatchAll = true;
+          bindPattern(p, s, false);
+        }
+      } else if (enumeration) {
         if (isVariant && v->item == s.enumItem()) variants.insert(v->variant);
         else if (p->kind == ast::PatternKind::Binding && !isVariant) {
           sawCatchAll = true;
@@ -781,7 +804,7 @@ Type Checker::checkMember(const ast::MemberExpr* e) {
         return Type::error();
       }
       if (auto* f = ast::as<ast::FunctionItem>(s->item)) {
-        if (f->function == ast::FunctionKind::Kernel) return Type::error();
+        if (f->function == ast::FunctionKind::Kernel) return kernelUsedAsValue(*f, e->member.span);
         return Type::function(s->module, f, nullptr);
       }
       return Type::error();

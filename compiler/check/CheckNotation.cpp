@@ -249,10 +249,21 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
       continue;
     }
     if (t.isScalar() && isInteger(t.dtype())) continue;
+    if (t.isTensor() && !t.isScalar()) {
+      // A tensor of positions must itself be subscripted: `x[ids[b]]`.
+      diagnostics_.emit(DiagnosticKind::UnindexedTensor, c.value->span, str(t))
+          .label(fmt::format("this is `{}`", str(t)))
+          .help("subscript it too, as a gather does: `table[ids[b], h]`");
+      error = true;
+      continue;
+    }
     auto value = (t.kind() == TypeKind::CompileInt || t.kind() == TypeKind::IntLiteral)
                      ? dimOf(module(), c.value) : std::nullopt;
     if (!value) {
-      error = true;  // index arithmetic and other forms: not checked yet
+      diagnostics_.emit(DiagnosticKind::InvalidSlice, c.value->span,
+                        fmt::format("an index must be an integer, found `{}`", str(t)))
+          .label(fmt::format("this is `{}`", str(t)));
+      error = true;
       continue;
     }
     const auto& extent = std::get<shape::DimExpr>(axis);

@@ -157,11 +157,11 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
       return Type::error();
     }
     if (a.isUntypedNumber() && b.isUntypedNumber()) {
-      if (name == "min" || name == "max") {
-        auto d = dimOf(module(), call);
-        if (d) return Type::compileInt(*d);
-      }
-      return Type::error();  // not typed yet
+      // Two numbers without a dtype: still one, taking its dtype from context.
+      bool isFloat = a.kind() == TypeKind::FloatLiteral || b.kind() == TypeKind::FloatLiteral;
+      if (isFloat && (name == "min" || name == "max")) return Type::floatLiteral();
+      if (auto d = dimOf(module(), call)) return Type::compileInt(*d);
+      return Type::error();
     }
     Type r = elementwise(a, b, call->span, args.positional[0]->span, args.positional[1]->span,
                          fmt::format("arguments of `{}`", name));

@@ -42,7 +42,7 @@ static bool endsInReturn(const std::vector<ast::Stmt*>& body) {
 }
 
 void Checker::checkFunction(const ast::FunctionItem& f) {
-  if (f.function == ast::FunctionKind::Kernel) return;  // kernels: not checked yet
+  if (f.function == ast::FunctionKind::Kernel) return checkKernel(f);  // CheckKernel.cpp
   const Signature* sig = signature(f);
   const Module* m = moduleOf(f);
   if (!sig || !m) return;
@@ -62,6 +62,7 @@ void Checker::checkFunction(const ast::FunctionItem& f) {
     requireType(t, sig->params[i], p.defaultValue->span, p.type ? p.type->span : p.span,
                 "parameter type declared here", p.defaultValue);
   }
+  if (f.kernelBinding) checkKernelBinding(f, *sig);  // E2126 (CheckKernel.cpp)
   checkStmts(f.body);
   if (sig->result.kind() != TypeKind::Unit && !endsInReturn(f.body) &&
       f.function != ast::FunctionKind::Kernel) {
@@ -336,6 +337,7 @@ void Checker::checkStmt(const ast::Stmt* s) {
       return;
     }
     case ast::StmtKind::Return: {
+      if (kernel_) return reportKernelReturn(s);  // E2127 (CheckKernel.cpp)
       auto* ret = static_cast<const ast::ReturnStmt*>(s);
       const Signature* sig = scope_->signature;
       const Type& result = scope_->gradResult ? *scope_->gradResult : sig->result;
@@ -429,7 +431,7 @@ void Checker::checkStmt(const ast::Stmt* s) {
       return;
     }
     case ast::StmtKind::KernelCall:
-      // Kernels: not checked yet.
+      checkKernelWrite(static_cast<const ast::KernelCallStmt*>(s));  // CheckKernel.cpp
       return;
   }
 }

@@ -156,6 +156,35 @@ struct LocalUses {
     for (const ast::Pattern* e : p->elements) pattern(e);
     pattern(p->inner);
   }
+  // A written type reads the locals its dimensions name (`Tensor[k; f32]`).
+  void type(const ast::TypeNode* t) {
+    if (!t) return;
+    switch (t->kind) {
+      case ast::TypeKind::Scalar: return;
+      case ast::TypeKind::Tensor: {
+        auto* tensor = static_cast<const ast::TensorTypeNode*>(t);
+        for (const ast::ShapeElement& d : tensor->shape) expr(d.dim);
+        type(tensor->dtype);
+        return;
+      }
+      case ast::TypeKind::Tuple:
+        for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements) type(e);
+        return;
+      case ast::TypeKind::Optional: type(static_cast<const ast::OptionalTypeNode*>(t)->inner); return;
+      case ast::TypeKind::Array: {
+        auto* array = static_cast<const ast::ArrayTypeNode*>(t);
+        type(array->element);
+        expr(array->count);
+        return;
+      }
+      case ast::TypeKind::Named:
+        for (const ast::GenericArg& g : static_cast<const ast::NamedTypeNode*>(t)->genericArgs) {
+          expr(g.expr);
+          type(g.type);
+        }
+        return;
+    }
+  }
   void expr(const ast::Expr* e) {
     if (!e) return;
     switch (e->kind) {
@@ -182,7 +211,10 @@ struct LocalUses {
       case ast::ExprKind::Call: {
         auto* c = static_cast<const ast::CallExpr*>(e);
         expr(c->callee);
-        for (const ast::GenericArg& g : c->genericArgs) expr(g.expr);
+        for (const ast::GenericArg& g : c->genericArgs) {
+          expr(g.expr);
+          type(g.type);
+        }
         for (const ast::Argument& a : c->args) expr(a.value);
         return;
       }
@@ -241,6 +273,7 @@ struct LocalUses {
       case ast::StmtKind::Let: {
         auto* let = static_cast<const ast::LetStmt*>(s);
         pattern(let->pattern);
+        type(let->type);
         expr(let->value);
         return;
       }
@@ -253,6 +286,7 @@ struct LocalUses {
       case ast::StmtKind::Var: {
         auto* var = static_cast<const ast::VarStmt*>(s);
         declare(var->name);
+        type(var->type);
         expr(var->value);
         return;
       }
@@ -424,11 +458,18 @@ void Checker::run() {
               checkConst(*static_cast<const ast::ConstItem*>(item));
               break;
             case ast::ItemKind::TypeAlias:
+              if (const Module* m = moduleOf(*item); m && !cyclic_.count(item))
+                reportNonDimensions(*m, static_cast<const ast::TypeAliasItem*>(item)->type);
+              break;
             case ast::ItemKind::Struct:
+              if (const Module* m = moduleOf(*item); m && !cyclic_.count(item))
+                for (const ast::Field& field : static_cast<const ast::StructItem*>(item)->fields)
+                  reportNonDimensions(*m, field.type);
+              break;
             case ast::ItemKind::Enum:
             case ast::ItemKind::Member:
-              // Members are typed with their block; aliases are typed where
-              // used, structs are not checked yet (docs/checker.md).
+              // Members are typed with their block; enums need nothing
+              // beyond the resolver's checks.
               break;
           }
         }

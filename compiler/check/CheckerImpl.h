@@ -101,6 +101,16 @@ class Checker {
                     const Module& declModule, Substitution& out);
   void addWhere(const Module& m, const std::vector<ast::Constraint>& where, shape::Facts& facts);
   void checkDivisors(const Module& m, const ast::Expr* e, const shape::Facts& facts);
+  // E2123 for a written dimension that is not a compile-time integer; the
+  // second walks an alias body or a struct field type, once per declaration.
+  void reportNonDimension(const Module& m, const ast::Expr* e);
+  void reportNonDimensions(const Module& m, const ast::TypeNode* t);
+  // E2205/E2208 for the dimensions of an alias body or a struct field type
+  // (`t`, written in `declModule`), instantiated with `args`, at the use
+  // `use` under `facts`. False when reported.
+  bool checkDefinitionDims(const Module& declModule, const ast::TypeNode* t,
+                           const Substitution& args, const shape::Facts& facts, Span use,
+                           std::string_view item);
   void checkMemberRules(const ast::MemberItem& member, const Type& t);
 
   // ---- bodies (CheckStmt.cpp) ----
@@ -195,6 +205,41 @@ class Checker {
   // W1003: `param`/`buffer`/`state`/`sub` members no method of the block
   // reads (or, for `state`, assigns); `_`-prefixed names exempt.
   void reportUnusedMembers(const ast::BlockItem& b, const Module& m);
+
+  // ---- kernels (CheckKernel.cpp) ----
+  // A `kernel` item: where it is declared, its generics (no packs), parameters
+  // (tensors or scalars), results (tensors), launch settings (E2123 for a
+  // grid that is not compile-time) and its body on tiles (E2127).
+  void checkKernel(const ast::FunctionItem& f);
+  // A kernel's named results as one type: the tensor, or a tuple of several;
+  // Unit when there are none. Resolved once, by signature().
+  Type kernelResultType(const ast::FunctionItem& f, const Module& m, const shape::Facts& facts);
+  // `op f(...) -> T kernel k<args>`: the kernel, its generics bound, takes
+  // the op's parameters and writes what the op returns (E2126).
+  void checkKernelBinding(const ast::FunctionItem& op, const Signature& sig);
+  // A kernel named as a value or called (E2126); returns Error.
+  Type kernelUsedAsValue(const ast::FunctionItem& kernel, Span use);
+  // Inside a kernel: a tensor parameter or a result named outside `load`,
+  // `store` and the atomics (E2127, Error); nullopt for anything else.
+  std::optional<Type> kernelMemoryName(const ast::NameExpr* e, const Symbol& s);
+  // Inside a kernel: `program_id(axis)`, `load(x[...], mask, other)`, and
+  // `store`/atomics misused as values; nullopt when `call` is none of them.
+  std::optional<Type> checkKernelBuiltin(const ast::CallExpr* call);
+  // `store(...)`, `atomic_add|max|min(...)` statements.
+  void checkKernelWrite(const ast::KernelCallStmt* s);
+  // `return` inside a kernel (E2127).
+  void reportKernelReturn(const ast::Stmt* s);
+  // The tile `x[i, ...]` (a bare `x`: no index) of a tensor parameter read by
+  // `load`, or of a result written by `store`/an atomic (`result` gets its
+  // position): integer and integer-tile indices, whose axes make the tile's
+  // shape in order, and the tensor's dtype. Error when unknown or reported.
+  Type kernelTile(const ast::Expr* target, const std::string& builtin, bool write, size_t* result);
+  // A mask (`bool`, scalar or of the tile's shape: E2114, E2202) and a value
+  // (`other` of `load`, the value written: a scalar or the tile, E2101/E2202).
+  void kernelMask(const ast::Expr* mask, const Type& tile, const ast::Expr* target);
+  void kernelValue(const ast::Expr* value, const Type& tile, const ast::Expr* target);
+  struct KernelState;
+  KernelState* kernel_ = nullptr;  // set while a kernel's body is checked
 
   // ---- helpers ----
   const shape::Facts& facts() const;

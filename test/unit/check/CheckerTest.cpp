@@ -2,70 +2,17 @@
 // the user's generics), and that the standard library and phi3 check clean.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <cstdlib>
-#include <random>
 
 #include "compiler/check/Checker.h"
+#include "test/unit/check/CheckRun.h"
 #include "compiler/parse/ASTPrinter.h"
 
 namespace linnet::check {
 namespace {
 
-// A program written to a temporary file, loaded, resolved and checked.
-struct CheckRun {
-  std::filesystem::path dir;
-  SourceManager sources;
-  DiagnosticEmitter diagnostics;
-  std::unique_ptr<Program> program;
-  CheckedProgram checked;
-
-  explicit CheckRun(const std::vector<std::string>& paths, CheckOptions options = {}) {
-    program = loadProgram(sources, diagnostics, paths,
-                          LoadOptions{std::string(LINNET_SOURCE_DIR) + "/stdlib"});
-    if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
-    if (!diagnostics.hasErrors()) checked = checkProgram(*program, diagnostics, options);
-  }
-
-  static std::unique_ptr<CheckRun> fromText(const std::string& text, CheckOptions options = {}) {
-    std::mt19937_64 rng(std::random_device{}());
-    auto dir = std::filesystem::temp_directory_path() / ("linnet-check-" + std::to_string(rng()));
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "main.linnet") << text;
-    auto run = std::make_unique<CheckRun>(std::vector<std::string>{(dir / "main.linnet").string()},
-                                          options);
-    run->dir = dir;
-    return run;
-  }
-  ~CheckRun() {
-    if (!dir.empty()) std::filesystem::remove_all(dir);
-  }
-
-  const ast::FunctionItem* function(const std::string& name) const {
-    for (const auto& m : program->modules())
-      if (m->ast)
-        if (auto* f = ast::as<ast::FunctionItem>(m->findItem(name))) return f;
-    return nullptr;
-  }
-  // The type of the value of the last `return` of `name`.
-  std::string returned(const std::string& name) const {
-    const ast::FunctionItem* f = function(name);
-    if (!f || f->body.empty()) return "<no function>";
-    auto* ret = ast::as<ast::ReturnStmt>(f->body.back());
-    const CheckedFunction* cf = checked.functionOf(f);
-    if (!ret || !cf) return "<unchecked>";
-    const Type* t = cf->typeOf(ret->value);
-    return t ? str(*t) : "<untyped>";
-  }
-  std::string errors() const {
-    std::string out;
-    for (const Diagnostic& d : diagnostics.diagnostics())
-      out += std::string(d.code()) + " " + d.message + "\n";
-    return out;
-  }
-};
+using testutil::CheckRun;
 
 TEST(CheckerTest, RecordsTypesInTheUsersGenerics) {
   auto run = CheckRun::fromText(R"(module m
