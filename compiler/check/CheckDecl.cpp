@@ -299,6 +299,10 @@ static std::vector<WhereClause> whereClauses(Checker& checker, const Module& m,
     auto l = checker.dimOf(m, c.lhs);
     auto r = checker.dimOf(m, c.rhs);
     auto rel = relationOf(c.relation);
+    // A clause the solver cannot read could never be proved at a call: it
+    // relates compile-time integers or it is an error (E2123).
+    if (!l) checker.reportNonDimension(m, c.lhs);
+    else if (!r) checker.reportNonDimension(m, c.rhs);
     if (l && r && rel) out.push_back(WhereClause{*l, *rel, *r, c.span});
   }
   return out;
