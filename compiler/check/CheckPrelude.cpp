@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTPrinter.h"
 
 namespace linnet::check {
 
@@ -25,9 +26,16 @@ struct PreludeArgs {
 
 }  // namespace
 
-std::optional<shape::Shape> Checker::shapeArg(const ast::Expr* e) {
+std::optional<shape::Shape> Checker::shapeArg(const ast::Expr* e, std::string_view callee) {
   auto* lit = ast::as<ast::ShapeLiteralExpr>(e);
-  if (!lit) return std::nullopt;
+  if (!lit) {
+    Type t = checkExpr(e);
+    if (!t.isError())
+      diagnostics_.emit(DiagnosticKind::ShapeExpected, e->span, callee, str(t))
+          .label(fmt::format("this is `{}`", str(t)))
+          .help("write the shape out: `[B, S, H]`; shapes are compile-time, never tensors");
+    return std::nullopt;
+  }
   shape::Shape out;
   for (const ast::ShapeElement& el : lit->elements) {
     if (el.isPack()) {
@@ -38,8 +46,16 @@ std::optional<shape::Shape> Checker::shapeArg(const ast::Expr* e) {
       continue;
     }
     auto d = dimOf(module(), el.dim);
-    if (!d) return std::nullopt;
+    if (!d) {
+      reportNonDimension(module(), el.dim);
+      return std::nullopt;
+    }
     checkDivisors(module(), el.dim, facts());
+    if (facts().provablyNegative(*d)) {
+      diagnostics_.emit(DiagnosticKind::NegativeDimension, el.dim->span, ast::printExpr(el.dim))
+          .label(fmt::format("this is `{}`, negative for every allowed binding", d->str()));
+      return std::nullopt;
+    }
     out.push_back(*d);
   }
   record(e, Type::error());
@@ -62,6 +78,28 @@ static std::optional<DType> dtypeArg(const Module& m, const ast::GenericArg& arg
       return DType::ofGeneric(s->generic);
   }
   return std::nullopt;
+}
+
+// The dtype a prelude call's generic argument names (E2111 when it names
+// something else: a dimension, a block, a shape).
+static std::optional<DType> dtypeArgument(DiagnosticEmitter& diagnostics, const Module& m,
+                                          const ast::GenericArg& arg, std::string_view callee) {
+  if (auto d = dtypeArg(m, arg)) return d;
+  diagnostics.emit(DiagnosticKind::GenericArgumentKind, arg.span, "T", callee, "a dtype")
+      .label("not a dtype")
+      .help(fmt::format("write a dtype (`{}<f32>`) or a dtype generic", callee));
+  return std::nullopt;
+}
+
+// Whether `t`, an operand of a prelude function that takes tensors, is not
+// one: reported (E2104) unless it is an Error already reported.
+static bool notTensor(DiagnosticEmitter& diagnostics, const Type& t, const ast::Expr* e,
+                      std::string_view callee) {
+  if (t.isTensor()) return false;
+  if (t.isError()) return true;
+  diagnostics.emit(DiagnosticKind::InvalidOperand, e->span, callee, str(t))
+      .label(fmt::format("`{}` takes a tensor; this is `{}`", callee, str(t)));
+  return true;
 }
 
 Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& name) {
@@ -116,7 +154,7 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
             .help("write it: `cast<f32>(x)`");
       return Type::error();
     }
-    auto target = dtypeArg(module(), call->genericArgs[0]);
+    auto target = dtypeArgument(diagnostics_, module(), call->genericArgs[0], name);
     if (!arity(1)) return Type::error();
     Type x = checkExpr(args.positional[0]);
     if (!target || x.isError()) return Type::error();
@@ -196,8 +234,9 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
   if (name == "reshape" || name == "broadcast_to") {
     if (!noGenerics() || !arity(2)) return Type::error();
     Type x = checkExpr(args.positional[0]);
-    auto target = shapeArg(args.positional[1]);
-    if (!target || !x.isTensor()) return Type::error();
+    if (notTensor(diagnostics_, x, args.positional[0], name)) return Type::error();
+    auto target = shapeArg(args.positional[1], name);
+    if (!target) return Type::error();
     Type result = x.withShape(*target);
     if (name == "reshape") {
       shape::Proof proof = facts().equalElementCount(x.shape(), *target);
@@ -221,13 +260,28 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
     if (!noGenerics() || !arity(2)) return Type::error();
     Type x = checkExpr(args.positional[0]);
     auto* axesLit = ast::as<ast::ShapeLiteralExpr>(args.positional[1]);
-    if (!x.isTensor() || !axesLit || x.hasPack()) return Type::error();
+    if (!axesLit) {
+      shapeArg(args.positional[1], name);  // reports what was given instead
+      return Type::error();
+    }
     record(axesLit, Type::error());
+    if (x.isError()) return x;
+    if (!x.isTensor() || x.hasPack()) {
+      diagnostics_.emit(DiagnosticKind::PermuteUnknownRank, args.positional[0]->span, str(x))
+          .label(fmt::format("this is `{}`", str(x)))
+          .help(x.hasPack() ? "a pack may hold any number of axes; reshape to a known rank first"
+                            : "`permute` reorders the axes of a tensor");
+      return Type::error();
+    }
     size_t rank = x.shape().size();
     std::vector<int64_t> axes;
     for (const ast::ShapeElement& el : axesLit->elements) {
       auto v = el.isPack() ? std::nullopt : constantArg(el.dim);
-      if (!v) return Type::error();
+      if (!v) {
+        diagnostics_.emit(DiagnosticKind::InvalidPermutation, el.span, rank, str(x))
+            .label("an axis of `permute` is an integer constant");
+        return Type::error();
+      }
       axes.push_back(*v);
     }
     std::vector<int64_t> sorted = axes;
@@ -268,11 +322,16 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
                                                            : "concat(a, b, axis = k)"));
       return Type::error();
     }
-    checkExpr(axisExpr);
+    Type axisType = checkExpr(axisExpr);
     auto axis = constantArg(axisExpr);
-    for (const Type& p : parts)
-      if (!p.isTensor()) return Type::error();
-    if (!axis) return Type::error();
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (notTensor(diagnostics_, parts[i], args.positional[i], name)) return Type::error();
+    if (!axis) {
+      if (!axisType.isError())
+        diagnostics_.emit(DiagnosticKind::NotCompileTime, axisExpr->span, str(axisType))
+            .label(fmt::format("the axis of `{}` is an integer constant", name));
+      return Type::error();
+    }
     const Type& first = parts.front();
     size_t n = first.shape().size();
     // The axis is found counting from its end; the elements it crosses must
@@ -333,7 +392,7 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
             .label("`iota` takes at most one dtype");
         return Type::error();
       }
-      auto t = dtypeArg(module(), call->genericArgs[0]);
+      auto t = dtypeArgument(diagnostics_, module(), call->genericArgs[0], name);
       if (!t) return Type::error();
       d = *t;
     }
@@ -346,6 +405,12 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
           .label("the length of `iota` must be a compile-time integer");
       return Type::error();
     }
+    if (facts().provablyNegative(*extent)) {
+      diagnostics_.emit(DiagnosticKind::NegativeDimension, args.positional[0]->span,
+                        ast::printExpr(args.positional[0]))
+          .label(fmt::format("this is `{}`, negative for every allowed binding", extent->str()));
+      return Type::error();
+    }
     if (!isNumeric(d)) {
       diagnostics_.emit(DiagnosticKind::PreludeDType, call->genericArgs[0].span, name, "Numeric", d.str())
           .label(fmt::format("`{}` is not Numeric", d.str()));
@@ -356,7 +421,7 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
 
   if (name == "fill") {
     if (!arity(2)) return Type::error();
-    auto target = shapeArg(args.positional[0]);
+    auto target = shapeArg(args.positional[0], name);
     Type v = checkExpr(args.positional[1]);
     std::optional<DType> d;
     if (call->hasGenericArgs) {
@@ -365,7 +430,7 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
             .label("`fill` takes at most one dtype");
         return Type::error();
       }
-      d = dtypeArg(module(), call->genericArgs[0]);
+      d = dtypeArgument(diagnostics_, module(), call->genericArgs[0], name);
       if (!d) return Type::error();
     }
     if (!target || v.isError()) return Type::error();

@@ -173,7 +173,9 @@ class Checker {
   Type checkFunctionCall(const ast::CallExpr* call, const Type& callee);
   void unify(const Type& pattern, const Type& actual, Inference& inf, Span span);
   Type checkPreludeCall(const ast::CallExpr* call, const std::string& name);
-  std::optional<shape::Shape> shapeArg(const ast::Expr* e);
+  // A shape literal argument of `callee` (E2101 for anything else, E2123
+  // and E2208 for its dimensions).
+  std::optional<shape::Shape> shapeArg(const ast::Expr* e, std::string_view callee);
   std::optional<int64_t> constantArg(const ast::Expr* e);
 
   // ---- indexing (CheckIndex.cpp) ----
