@@ -9,6 +9,7 @@
 
 #include "compiler/check/CheckerImpl.h"
 #include "compiler/parse/ASTPrinter.h"
+#include "compiler/parse/ASTWalk.h"
 
 namespace linnet::check {
 
@@ -158,20 +159,13 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
 // run-time value, a float, a bit operation on symbols, a call.
 void Checker::reportNonDimension(const Module& m, const ast::Expr* e) {
   // A const in a definition cycle was reported (E2122): no second error.
-  std::function<bool(const ast::Expr*)> cyclic = [&](const ast::Expr* x) -> bool {
-    if (auto* name = ast::as<ast::NameExpr>(x)) {
-      const Symbol* s = m.symbolOf(name->name);
-      return s && s->kind == SymbolKind::Item && cyclic_.count(s->item);
-    }
-    if (auto* p = ast::as<ast::ParenExpr>(x)) return cyclic(p->inner);
-    if (auto* u = ast::as<ast::UnaryExpr>(x)) return cyclic(u->operand);
-    if (auto* b = ast::as<ast::BinaryExpr>(x)) return cyclic(b->lhs) || cyclic(b->rhs);
-    if (auto* c = ast::as<ast::CallExpr>(x))
-      for (const ast::Argument& a : c->args)
-        if (cyclic(a.value)) return true;
-    return false;
-  };
-  if (cyclic(e)) return;
+  bool cyclic = false;
+  ast::forEachExpr(e, [&](const ast::Expr* x) {
+    auto* name = ast::as<ast::NameExpr>(x);
+    const Symbol* s = name ? m.symbolOf(name->name) : nullptr;
+    if (s && s->kind == SymbolKind::Item && cyclic_.count(s->item)) cyclic = true;
+  });
+  if (cyclic) return;
   diagnostics_.emit(DiagnosticKind::DimensionNotCompileTime, e->span, ast::printExpr(e))
       .label("not a compile-time integer")
       .help("a dimension is built from integers, `Dim` generics, untyped integer consts and "

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTWalk.h"
 
 namespace linnet::check {
 
@@ -188,82 +189,42 @@ struct LocalUses {
   void expr(const ast::Expr* e) {
     if (!e) return;
     switch (e->kind) {
+      case ast::ExprKind::Name: {
+        const Symbol* s = module.symbolOf(static_cast<const ast::NameExpr*>(e)->name);
+        if (s && s->kind == SymbolKind::Local) used.insert(keyOf(s->declSpan));
+        if (s && s->kind == SymbolKind::Member) usedMembers.insert(s->item);
+        break;
+      }
+      case ast::ExprKind::Call:
+        for (const ast::GenericArg& g : static_cast<const ast::CallExpr*>(e)->genericArgs)
+          type(g.type);
+        break;
+      case ast::ExprKind::Match:
+        for (const ast::MatchArm& arm : static_cast<const ast::MatchExpr*>(e)->arms)
+          pattern(arm.pattern);
+        break;
+      case ast::ExprKind::ForScan:
+        declare(static_cast<const ast::ForScanExpr*>(e)->variable);
+        break;
       case ast::ExprKind::IntLiteral:
       case ast::ExprKind::FloatLiteral:
       case ast::ExprKind::StringLiteral:
       case ast::ExprKind::BoolLiteral:
       case ast::ExprKind::NoneLiteral:
-        return;
-      case ast::ExprKind::Name: {
-        const Symbol* s = module.symbolOf(static_cast<const ast::NameExpr*>(e)->name);
-        if (s && s->kind == SymbolKind::Local) used.insert(keyOf(s->declSpan));
-        if (s && s->kind == SymbolKind::Member) usedMembers.insert(s->item);
-        return;
-      }
-      case ast::ExprKind::Some: expr(static_cast<const ast::SomeExpr*>(e)->value); return;
-      case ast::ExprKind::Unary: expr(static_cast<const ast::UnaryExpr*>(e)->operand); return;
-      case ast::ExprKind::Binary: {
-        auto* b = static_cast<const ast::BinaryExpr*>(e);
-        expr(b->lhs);
-        expr(b->rhs);
-        return;
-      }
-      case ast::ExprKind::Call: {
-        auto* c = static_cast<const ast::CallExpr*>(e);
-        expr(c->callee);
-        for (const ast::GenericArg& g : c->genericArgs) {
-          expr(g.expr);
-          type(g.type);
-        }
-        for (const ast::Argument& a : c->args) expr(a.value);
-        return;
-      }
-      case ast::ExprKind::Index: {
-        auto* i = static_cast<const ast::IndexExpr*>(e);
-        expr(i->base);
-        for (const ast::IndexComponent& c : i->components) {
-          expr(c.value);
-          expr(c.start);
-          expr(c.stop);
-          expr(c.step);
-        }
-        return;
-      }
-      case ast::ExprKind::Member: expr(static_cast<const ast::MemberExpr*>(e)->base); return;
+      case ast::ExprKind::Some:
+      case ast::ExprKind::Unary:
+      case ast::ExprKind::Binary:
+      case ast::ExprKind::Index:
+      case ast::ExprKind::Member:
       case ast::ExprKind::Tuple:
-        for (const ast::Expr* x : static_cast<const ast::TupleExpr*>(e)->elements) expr(x);
-        return;
       case ast::ExprKind::ShapeLiteral:
-        for (const ast::ShapeElement& d : static_cast<const ast::ShapeLiteralExpr*>(e)->elements)
-          expr(d.dim);
-        return;
-      case ast::ExprKind::Reduction: expr(static_cast<const ast::ReductionExpr*>(e)->body); return;
-      case ast::ExprKind::If: {
-        auto* i = static_cast<const ast::IfExpr*>(e);
-        expr(i->condition);
-        expr(i->thenValue);
-        expr(i->elseValue);
-        return;
-      }
-      case ast::ExprKind::Match: {
-        auto* m = static_cast<const ast::MatchExpr*>(e);
-        expr(m->scrutinee);
-        for (const ast::MatchArm& arm : m->arms) {
-          pattern(arm.pattern);
-          expr(arm.value);
-        }
-        return;
-      }
-      case ast::ExprKind::Paren: expr(static_cast<const ast::ParenExpr*>(e)->inner); return;
-      case ast::ExprKind::ForScan: {
-        auto* f = static_cast<const ast::ForScanExpr*>(e);
-        expr(f->start);
-        expr(f->end);
-        declare(f->variable);
-        stmts(f->body);
-        return;
-      }
+      case ast::ExprKind::Reduction:
+      case ast::ExprKind::If:
+      case ast::ExprKind::Paren:
+        break;
     }
+    ast::forEachChild(e, [&](const ast::Expr* child) { expr(child); });
+    ast::forEachChildStmt(e, [&](const ast::Stmt* child) { stmt(child); });
   }
   void stmts(const std::vector<ast::Stmt*>& body) {
     for (const ast::Stmt* s : body) stmt(s);
@@ -483,7 +444,7 @@ void Checker::run() {
       [&](const Module& m, const std::vector<ast::Item*>& items) {
         for (const ast::Item* item : items) {
           if (auto* f = ast::as<ast::FunctionItem>(item)) {
-            if (f->function != ast::FunctionKind::Kernel && options_.unusedLocals)
+            if (options_.unusedLocals)
               reportUnusedLocals(*f, m);
           } else if (auto* b = ast::as<ast::BlockItem>(item)) {
             if (options_.unusedMembers) reportUnusedMembers(*b, m);
