@@ -477,25 +477,41 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   // ---- every generic must be known ----
   for (const ast::GenericParam& g : f.generics) {
     if (!inf.isOpenUnbound(&g)) continue;
-    bool inParams = false;
-    for (size_t i = 0; i < f.params.size(); ++i) {
-      Inference only;
-      only.openShapes = inf.openShapes;
-      only.openDTypes = inf.openDTypes;
-      // A generic that appears in a parameter that got an argument but could
-      // not be bound (a complex pattern) is not reported: not checked yet.
-      if (argFor[i] && mentionsAny(sig->params[i], only)) {
-        Inference probe;
-        if (g.isPack || g.constraint == ast::GenericKind::Dim) probe.openShapes[symbolIdOf(g)] = &g;
-        else probe.openDTypes.insert(&g);
-        if (mentionsAny(sig->params[i], probe)) inParams = true;
+    // A generic in a parameter that got an argument was not bound by it:
+    // the argument is unknown (reported already), has another form than
+    // the parameter (that mismatch is the error), or the generic appears
+    // only in a pattern inference does not solve (`N * N`): then it must be
+    // written (E2110).
+    Inference probe;
+    if (g.isPack || g.constraint == ast::GenericKind::Dim) probe.openShapes[symbolIdOf(g)] = &g;
+    else probe.openDTypes.insert(&g);
+    std::optional<size_t> in;
+    for (size_t i = 0; i < f.params.size() && !in; ++i)
+      if (argFor[i] && mentionsAny(sig->params[i], probe)) in = i;
+    if (in) {
+      const Type& param = sig->params[*in];
+      const Type& arg = argTypes[*in];
+      if (containsError(arg)) return Type::error();
+      bool sameForm = param.isTensor() && arg.isTensor() &&
+                      (param.hasPack() || arg.hasPack() ||
+                       param.shape().size() == arg.shape().size());
+      if (!sameForm) {
+        requireType(arg, param, argFor[*in]->span, f.params[*in].span, "parameter declared here",
+                    argFor[*in]);
+        return Type::error();
       }
     }
-    if (inParams) return Type::error();
-    diagnostics_.emit(DiagnosticKind::CannotInfer, call->callee->span, g.name.name, calleeName(f))
-        .label(fmt::format("cannot infer `{}`", g.name.name))
-        .secondary(g.name.span, "generic declared here")
-        .help(fmt::format("write the generic arguments: `{}<...>(...)`", calleeName(f)));
+    auto d = diagnostics_.emit(DiagnosticKind::CannotInfer, call->callee->span, g.name.name,
+                               calleeName(f));
+    d.label(fmt::format("cannot infer `{}`", g.name.name));
+    if (in)
+      d.secondary(f.params[*in].span,
+                  fmt::format("`{}` appears here only in a form inference does not solve (it "
+                              "solves `{}`, `{} + k`, `c * {}` alone in an axis)",
+                              g.name.name, g.name.name, g.name.name, g.name.name));
+    else
+      d.secondary(g.name.span, "generic declared here");
+    d.help(fmt::format("write the generic arguments: `{}<...>(...)`", calleeName(f)));
     return Type::error();
   }
 
