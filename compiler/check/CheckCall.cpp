@@ -375,6 +375,24 @@ void Checker::unify(const Type& pattern, const Type& actual, Inference& inf, Spa
 
 static std::string calleeName(const ast::FunctionItem& f) { return f.name.name; }
 
+bool Checker::inferredDTypesSatisfyBounds(const std::vector<ast::GenericParam>& generics,
+                                          Inference& inf, Span fallback) {
+  for (const ast::GenericParam& g : generics) {
+    auto it = inf.subst.dtypes.find(&g);
+    if (it == inf.subst.dtypes.end() || satisfies(it->second, g.constraint)) continue;
+    Span at = inf.boundAt.count(&g) ? inf.boundAt[&g] : fallback;
+    auto d = diagnostics_.emit(DiagnosticKind::DTypeConstraint, at, it->second.str(), g.name.name,
+                               ast::genericKindName(g.constraint));
+    d.label(fmt::format("`{}` is `{}` here", g.name.name, it->second.str()))
+        .secondary(g.constraintSpan, fmt::format("`{}` must be {}", g.name.name,
+                                                 ast::genericKindName(g.constraint)));
+    if (it->second.isGeneric())
+      d.help(fmt::format("constrain `{}` to `{}`", it->second.str(), ast::genericKindName(g.constraint)));
+    return false;
+  }
+  return true;
+}
+
 Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   const ast::FunctionItem& f = *callee.functionItem();
   if (scope_ && scope_->signature) calls_.push_back({scope_->signature->item, &f, call->span});
@@ -516,19 +534,7 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   }
 
   // ---- dtype constraints ----
-  for (const ast::GenericParam& g : f.generics) {
-    auto it = inf.subst.dtypes.find(&g);
-    if (it == inf.subst.dtypes.end() || satisfies(it->second, g.constraint)) continue;
-    Span at = inf.boundAt.count(&g) ? inf.boundAt[&g] : call->span;
-    auto d = diagnostics_.emit(DiagnosticKind::DTypeConstraint, at, it->second.str(), g.name.name,
-                               ast::genericKindName(g.constraint));
-    d.label(fmt::format("`{}` is `{}` here", g.name.name, it->second.str()))
-        .secondary(g.constraintSpan, fmt::format("`{}` must be {}", g.name.name,
-                                                 ast::genericKindName(g.constraint)));
-    if (it->second.isGeneric())
-      d.help(fmt::format("constrain `{}` to `{}`", it->second.str(), ast::genericKindName(g.constraint)));
-    return Type::error();
-  }
+  if (!inferredDTypesSatisfyBounds(f.generics, inf, call->span)) return Type::error();
 
   // ---- argument types ----
   bool ok = true;

@@ -353,20 +353,7 @@ void Checker::checkKernelBinding(const ast::FunctionItem& op, const Signature& s
         .help(fmt::format("write the generic arguments: `kernel {}<...>`", kname));
     return;
   }
-  for (const ast::GenericParam& g : k->generics) {
-    auto it = inf.subst.dtypes.find(&g);
-    if (it == inf.subst.dtypes.end() || satisfies(it->second, g.constraint)) continue;
-    Span at = inf.boundAt.count(&g) ? inf.boundAt[&g] : b.span;
-    auto d = diagnostics_.emit(DiagnosticKind::DTypeConstraint, at, it->second.str(), g.name.name,
-                               ast::genericKindName(g.constraint));
-    d.label(fmt::format("`{}` is `{}` here", g.name.name, it->second.str()))
-        .secondary(g.constraintSpan, fmt::format("`{}` must be {}", g.name.name,
-                                                 ast::genericKindName(g.constraint)));
-    if (it->second.isGeneric())
-      d.help(fmt::format("constrain `{}` to `{}`", it->second.str(),
-                         ast::genericKindName(g.constraint)));
-    return;
-  }
+  if (!inferredDTypesSatisfyBounds(k->generics, inf, b.span)) return;
 
   // ---- the op's parameters, in order and of the same types ----
   if (ks->params.size() != sig.params.size()) {

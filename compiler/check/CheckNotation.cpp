@@ -16,6 +16,7 @@
 #include <functional>
 
 #include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTWalk.h"
 
 namespace linnet::check {
 
@@ -72,78 +73,29 @@ bool Checker::bindDomain(const Symbol& index, Span use, const shape::ShapeDim* d
 // The first index variable `e` computes with, if any: subscripts of nested
 // accesses are positions of their own and do not count.
 const Symbol* Checker::indexVariableIn(const ast::Expr* e) const {
-  if (!e) return nullptr;
-  switch (e->kind) {
-    case ast::ExprKind::Name: return indexVariable(e);
-    case ast::ExprKind::Paren: return indexVariableIn(static_cast<const ast::ParenExpr*>(e)->inner);
-    case ast::ExprKind::Unary: return indexVariableIn(static_cast<const ast::UnaryExpr*>(e)->operand);
-    case ast::ExprKind::Binary: {
-      auto* b = static_cast<const ast::BinaryExpr*>(e);
-      if (const Symbol* s = indexVariableIn(b->lhs)) return s;
-      return indexVariableIn(b->rhs);
-    }
-    case ast::ExprKind::Call:
-      for (const ast::Argument& a : static_cast<const ast::CallExpr*>(e)->args)
-        if (const Symbol* s = indexVariableIn(a.value)) return s;
-      return nullptr;
-    case ast::ExprKind::IntLiteral:
-    case ast::ExprKind::FloatLiteral:
-    case ast::ExprKind::StringLiteral:
-    case ast::ExprKind::BoolLiteral:
-    case ast::ExprKind::NoneLiteral:
-    case ast::ExprKind::Some:
-    case ast::ExprKind::Index:
-    case ast::ExprKind::Member:
-    case ast::ExprKind::Tuple:
-    case ast::ExprKind::ShapeLiteral:
-    case ast::ExprKind::Reduction:
-    case ast::ExprKind::If:
-    case ast::ExprKind::Match:
-    case ast::ExprKind::ForScan:
-      return nullptr;
-  }
-  return nullptr;
+  if (!e || ast::isa<ast::IndexExpr>(e)) return nullptr;
+  if (ast::isa<ast::NameExpr>(e)) return indexVariable(e);
+  const Symbol* found = nullptr;
+  ast::forEachChild(e, [&](const ast::Expr* child) {
+    if (!found) found = indexVariableIn(child);
+  });
+  return found;
 }
 
 // E3104 for the body of a comprehension or reduction that is not one
-// element: the first operand (through operators, parentheses, branches and
-// call arguments) that is still a tensor with axes, else the whole body.
+// element: the first operand (through operators, parentheses and call
+// arguments) that is still a tensor with axes, else the whole body.
 void Checker::reportUnindexed(const ast::Expr* body, const Type& type) {
   std::function<const ast::Expr*(const ast::Expr*)> find = [&](const ast::Expr* e) -> const ast::Expr* {
-    if (!e) return nullptr;
+    const ast::Expr* inner = nullptr;
+    if (ast::isa<ast::ParenExpr>(e) || ast::isa<ast::UnaryExpr>(e) || ast::isa<ast::BinaryExpr>(e) ||
+        ast::isa<ast::CallExpr>(e))
+      ast::forEachChild(e, [&](const ast::Expr* child) {
+        if (!inner) inner = find(child);
+      });
+    if (inner) return inner;
     const Type* t = scope_->out->typeOf(e);
-    bool tensor = t && t->isTensor() && !t->isScalar();
-    switch (e->kind) {
-      case ast::ExprKind::Paren: return find(static_cast<const ast::ParenExpr*>(e)->inner);
-      case ast::ExprKind::Unary: return find(static_cast<const ast::UnaryExpr*>(e)->operand);
-      case ast::ExprKind::Binary: {
-        auto* b = static_cast<const ast::BinaryExpr*>(e);
-        if (auto* x = find(b->lhs)) return x;
-        if (auto* x = find(b->rhs)) return x;
-        return tensor ? e : nullptr;
-      }
-      case ast::ExprKind::Call:
-        for (const ast::Argument& a : static_cast<const ast::CallExpr*>(e)->args)
-          if (auto* x = find(a.value)) return x;
-        return tensor ? e : nullptr;
-      case ast::ExprKind::IntLiteral:
-      case ast::ExprKind::FloatLiteral:
-      case ast::ExprKind::StringLiteral:
-      case ast::ExprKind::BoolLiteral:
-      case ast::ExprKind::NoneLiteral:
-      case ast::ExprKind::Name:
-      case ast::ExprKind::Some:
-      case ast::ExprKind::Index:
-      case ast::ExprKind::Member:
-      case ast::ExprKind::Tuple:
-      case ast::ExprKind::ShapeLiteral:
-      case ast::ExprKind::Reduction:
-      case ast::ExprKind::If:
-      case ast::ExprKind::Match:
-      case ast::ExprKind::ForScan:
-        return tensor ? e : nullptr;
-    }
-    return nullptr;
+    return t && t->isTensor() && !t->isScalar() ? e : nullptr;
   };
   const ast::Expr* at = find(body);
   const Type* t = at ? scope_->out->typeOf(at) : nullptr;

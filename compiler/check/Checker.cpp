@@ -102,37 +102,13 @@ struct DefinitionRefs {
     }
   }
   void type(const ast::TypeNode* t) {
-    if (!t) return;
-    switch (t->kind) {
-      case ast::TypeKind::Scalar: return;
-      case ast::TypeKind::Tensor: {
-        auto* tensor = static_cast<const ast::TensorTypeNode*>(t);
-        for (const ast::ShapeElement& d : tensor->shape) expr(d.dim);
-        type(tensor->dtype);
-        return;
-      }
-      case ast::TypeKind::Tuple:
-        for (const ast::TypeNode* x : static_cast<const ast::TupleTypeNode*>(t)->elements) type(x);
-        return;
-      case ast::TypeKind::Array: {
-        auto* a = static_cast<const ast::ArrayTypeNode*>(t);
-        type(a->element);
-        expr(a->count);
-        return;
-      }
-      case ast::TypeKind::Optional: type(static_cast<const ast::OptionalTypeNode*>(t)->inner); return;
-      case ast::TypeKind::Named: {
-        auto* named = static_cast<const ast::NamedTypeNode*>(t);
-        ResolvedItem item = resolveTypeName(module, *named);
-        if (isDefinition(item.item) && !named->path.empty())
-          out.push_back({item.item, named->path.back().span});
-        for (const ast::GenericArg& g : named->genericArgs) {
-          type(g.type);
-          expr(g.expr);
-        }
-        return;
-      }
+    if (auto* named = ast::as<ast::NamedTypeNode>(t)) {
+      ResolvedItem item = resolveTypeName(module, *named);
+      if (isDefinition(item.item) && !named->path.empty())
+        out.push_back({item.item, named->path.back().span});
     }
+    ast::forEachChild(t, [&](const ast::Expr* e) { expr(e); },
+                      [&](const ast::TypeNode* x) { type(x); });
   }
 };
 
@@ -159,32 +135,8 @@ struct LocalUses {
   }
   // A written type reads the locals its dimensions name (`Tensor[k; f32]`).
   void type(const ast::TypeNode* t) {
-    if (!t) return;
-    switch (t->kind) {
-      case ast::TypeKind::Scalar: return;
-      case ast::TypeKind::Tensor: {
-        auto* tensor = static_cast<const ast::TensorTypeNode*>(t);
-        for (const ast::ShapeElement& d : tensor->shape) expr(d.dim);
-        type(tensor->dtype);
-        return;
-      }
-      case ast::TypeKind::Tuple:
-        for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements) type(e);
-        return;
-      case ast::TypeKind::Optional: type(static_cast<const ast::OptionalTypeNode*>(t)->inner); return;
-      case ast::TypeKind::Array: {
-        auto* array = static_cast<const ast::ArrayTypeNode*>(t);
-        type(array->element);
-        expr(array->count);
-        return;
-      }
-      case ast::TypeKind::Named:
-        for (const ast::GenericArg& g : static_cast<const ast::NamedTypeNode*>(t)->genericArgs) {
-          expr(g.expr);
-          type(g.type);
-        }
-        return;
-    }
+    ast::forEachChild(t, [&](const ast::Expr* e) { expr(e); },
+                      [&](const ast::TypeNode* x) { type(x); });
   }
   void expr(const ast::Expr* e) {
     if (!e) return;

@@ -172,6 +172,10 @@ class Checker {
   Type resolveCallee(const ast::Expr* callee);
   Type checkFunctionCall(const ast::CallExpr* call, const Type& callee);
   void unify(const Type& pattern, const Type& actual, Inference& inf, Span span);
+  // E2112 for the first dtype generic of `generics` bound (inferred or
+  // written) to a dtype outside its bound, at where it was bound.
+  bool inferredDTypesSatisfyBounds(const std::vector<ast::GenericParam>& generics, Inference& inf,
+                                   Span fallback);
   Type checkPreludeCall(const ast::CallExpr* call, const std::string& name);
   // A shape literal argument of `callee` (E2101 for anything else, E2123
   // and E2208 for its dimensions).

@@ -73,6 +73,42 @@ void forEachChild(const Expr* e, const std::function<void(const Expr*)>& visit) 
   }
 }
 
+void forEachChild(const TypeNode* t, const std::function<void(const Expr*)>& visitExpr,
+                  const std::function<void(const TypeNode*)>& visitType) {
+  if (!t) return;
+  auto expr = [&](const Expr* x) {
+    if (x) visitExpr(x);
+  };
+  auto type = [&](const TypeNode* x) {
+    if (x) visitType(x);
+  };
+  switch (t->kind) {
+    case TypeKind::Scalar: return;
+    case TypeKind::Tensor: {
+      auto* tensor = static_cast<const TensorTypeNode*>(t);
+      for (const ShapeElement& d : tensor->shape) expr(d.dim);
+      type(tensor->dtype);
+      return;
+    }
+    case TypeKind::Tuple:
+      for (const TypeNode* x : static_cast<const TupleTypeNode*>(t)->elements) type(x);
+      return;
+    case TypeKind::Optional: type(static_cast<const OptionalTypeNode*>(t)->inner); return;
+    case TypeKind::Array: {
+      auto* array = static_cast<const ArrayTypeNode*>(t);
+      type(array->element);
+      expr(array->count);
+      return;
+    }
+    case TypeKind::Named:
+      for (const GenericArg& g : static_cast<const NamedTypeNode*>(t)->genericArgs) {
+        type(g.type);
+        expr(g.expr);
+      }
+      return;
+  }
+}
+
 void forEachChild(const Stmt* s, const std::function<void(const Expr*)>& visit) {
   if (!s) return;
   auto each = [&](const Expr* x) {

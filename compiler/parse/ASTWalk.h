@@ -20,6 +20,13 @@ namespace linnet::ast {
 // scan's body are not expressions of `e`: see forEachStmt.
 void forEachChild(const Expr* e, const std::function<void(const Expr*)>& visit);
 
+// The direct parts of a written type: its dimension expressions (and an
+// array's count, expression generic arguments) and its sub-types (a
+// tensor's dtype, tuple elements, an optional's inner type, type generic
+// arguments).
+void forEachChild(const TypeNode* t, const std::function<void(const Expr*)>& visitExpr,
+                  const std::function<void(const TypeNode*)>& visitType);
+
 // The expressions a statement holds directly (its value, condition, bounds),
 // not those of nested statements.
 void forEachChild(const Stmt* s, const std::function<void(const Expr*)>& visit);
