@@ -7,6 +7,8 @@
 // CheckPrelude.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "compiler/check/CheckerImpl.h"
 #include "compiler/parse/ASTPrinter.h"
 
@@ -90,13 +92,25 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
   std::vector<const ast::Argument*> byField(st.fields.size(), nullptr);
   std::vector<size_t> argOfField(st.fields.size(), 0);
   bool ok = true;
+  bool positionalReported = false;  // one error for all positional arguments
   for (size_t i = 0; i < call->args.size(); ++i) {
     const ast::Argument& a = call->args[i];
     if (!a.isNamed()) {
+      ok = false;
+      if (positionalReported) continue;
+      positionalReported = true;
+      bool allPositional = std::none_of(call->args.begin(), call->args.end(),
+                                        [](const ast::Argument& x) { return x.isNamed(); });
+      std::string named;
+      if (allPositional && call->args.size() == st.fields.size())
+        for (size_t f = 0; f < st.fields.size(); ++f)
+          named += fmt::format("{}{} = {}", f ? ", " : "", st.fields[f].name.name,
+                               ast::printExpr(call->args[f].value));
+      else
+        named = "field = value, ...";
       diagnostics_.emit(DiagnosticKind::PositionalField, a.span, st.name.name)
           .label("a positional argument")
-          .help(fmt::format("write `{}(field = value, ...)`", st.name.name));
-      ok = false;
+          .help(fmt::format("name every field: `{}({})`", st.name.name, named));
       continue;
     }
     size_t f = 0;
@@ -196,7 +210,7 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
   for (size_t f = 0; f < st.fields.size(); ++f) {
     Type expected = instantiate(fieldTypes[f], inf.subst);
     if (!requireType(args[argOfField[f]], expected, byField[f]->value->span, st.fields[f].type->span,
-                     "field type declared here", byField[f]->value))
+                     "field type declared here", byField[f]->value, DiagnosticKind::TypeMismatch))
       fieldsOk = false;
   }
   if (!fieldsOk) return Type::error();

@@ -619,14 +619,9 @@ void Checker::checkMemberRules(const ast::MemberItem& member, const Type& t) {
                                   kind));
     return;
   }
+  // A value other than `none` was rejected by the resolver (E4102).
   if (!member.initializer) return;
   bool isNone = ast::isa<ast::NoneLiteralExpr>(member.initializer);
-  if (member.member == ast::MemberKind::Param && !isNone) {
-    diagnostics_.emit(DiagnosticKind::ParamPayload, member.initializer->span, member.name.name)
-        .label("weights come from the checkpoint, not from source")
-        .help("remove the value; only an optional param may be `= none`");
-    return;
-  }
   if (isNone && !optional &&
       (member.member == ast::MemberKind::Sub || member.member == ast::MemberKind::Param)) {
     diagnostics_.emit(DiagnosticKind::InvalidMemberType, member.initializer->span, kind, member.name.name)

@@ -183,7 +183,8 @@ Type Checker::concretize(const Type& t) {
 }
 
 bool Checker::requireType(const Type& actual, const Type& expected, Span span, Span declSpan,
-                          std::string_view declLabel, const ast::Expr* valueExpr) {
+                          std::string_view declLabel, const ast::Expr* valueExpr,
+                          DiagnosticKind shapeKind) {
   if (containsError(actual) || containsError(expected)) return true;
   auto mismatch = [&](DiagnosticKind kind, std::string label) {
     auto d = diagnostics_.emit(kind, span, str(expected), str(actual));
@@ -195,7 +196,7 @@ bool Checker::requireType(const Type& actual, const Type& expected, Span span, S
     if (actual.kind() == TypeKind::None) return true;
     if (actual.kind() == TypeKind::Optional)
       return requireType(actual.optionalInner(), expected.optionalInner(), span, declSpan,
-                         declLabel, nullptr);
+                         declLabel, nullptr, shapeKind);
     if (sameType(actual, expected.optionalInner()) && actual.kind() == TypeKind::Tensor) {
       auto d = diagnostics_.emit(DiagnosticKind::TypeMismatch, span, str(expected), str(actual));
       d.label("a plain value where an optional is expected");
@@ -220,7 +221,7 @@ bool Checker::requireType(const Type& actual, const Type& expected, Span span, S
   if (expected.kind() == TypeKind::Tensor && actual.kind() == TypeKind::Tensor) {
     bool shapes = sameShape(actual.shape(), expected.shape());
     if (!shapes) {
-      auto d = diagnostics_.emit(DiagnosticKind::ShapeMismatch, span, str(expected), str(actual));
+      auto d = diagnostics_.emit(shapeKind, span, str(expected), str(actual));
       d.label(fmt::format("this is `{}`", str(actual)));
       if (declSpan.valid()) d.secondary(declSpan, std::string(declLabel));
       // The first axis pair that is not provably equal, and the clause that
@@ -262,7 +263,7 @@ bool Checker::requireType(const Type& actual, const Type& expected, Span span, S
       }
       if (!sameType(a, x)) {
         bool shapeOnly = a.isTensor() && x.isTensor() && a.dtype() == x.dtype();
-        return mismatch(shapeOnly ? DiagnosticKind::ShapeMismatch : DiagnosticKind::TypeMismatch,
+        return mismatch(shapeOnly ? shapeKind : DiagnosticKind::TypeMismatch,
                         fmt::format("element {} is `{}`, expected `{}`", i, str(a), str(x)));
       }
     }
@@ -497,16 +498,20 @@ Type Checker::checkBinary(const ast::BinaryExpr* e) {
   Type r = checkExpr(e->rhs);
   std::string_view op = ast::binaryOpSpelling(e->op);
   if (e->op == ast::BinaryOp::And || e->op == ast::BinaryOp::Or) {
-    bool ok = true;
-    for (auto [t, x] : {std::pair{&l, e->lhs}, std::pair{&r, e->rhs}}) {
-      if (t->isError() || t->isScalarBool()) continue;
-      ok = false;
-      auto d = diagnostics_.emit(DiagnosticKind::LogicalNotBool, x->span, op, str(*t));
-      d.label(fmt::format("this is `{}`", str(*t)));
-      if (t->isTensor() && isBool(t->dtype()))
+    // One error per operator: the first operand that is not a scalar bool,
+    // with the other one labelled too when it is not one either.
+    auto bad = [](const Type& t) { return !t.isError() && !t.isScalarBool(); };
+    if (bad(l) || bad(r)) {
+      const Type& t = bad(l) ? l : r;
+      const ast::Expr* x = bad(l) ? e->lhs : e->rhs;
+      auto d = diagnostics_.emit(DiagnosticKind::LogicalNotBool, x->span, op, str(t));
+      d.label(fmt::format("this is `{}`", str(t)));
+      if (bad(l) && bad(r)) d.secondary(e->rhs->span, fmt::format("and this is `{}`", str(r)));
+      if (t.isTensor() && isBool(t.dtype()))
         d.help(fmt::format("for bool tensors use `{}`", e->op == ast::BinaryOp::And ? "&" : "|"));
+      return Type::error();
     }
-    if (!ok || l.isError() || r.isError()) return Type::error();
+    if (l.isError() || r.isError()) return Type::error();
     return l;
   }
   if (l.isError() || r.isError()) return Type::error();

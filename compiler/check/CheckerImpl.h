@@ -160,8 +160,11 @@ class Checker {
   bool sameShape(const shape::Shape& a, const shape::Shape& b) const;
   // Whether a value of `actual` may stand where `expected` is required;
   // reports the mismatch at `span` (with a note at `declSpan`) if not.
+  // A shape-only difference is `shapeKind` (E2202; a struct field's is
+  // E2101, as the spec's conformance tests expect).
   bool requireType(const Type& actual, const Type& expected, Span span, Span declSpan,
-                   std::string_view declLabel, const ast::Expr* valueExpr);
+                   std::string_view declLabel, const ast::Expr* valueExpr,
+                   DiagnosticKind shapeKind = DiagnosticKind::ShapeMismatch);
   bool sameType(const Type& a, const Type& b) const;
 
   // ---- calls (CheckCall.cpp, CheckPrelude.cpp) ----

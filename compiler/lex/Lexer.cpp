@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace linnet {
 
@@ -352,7 +353,8 @@ class Lexer {
       push(it->second, start);
       return;
     }
-    if (isReservedWord(word)) {
+    // Once per word and file: renaming the first use fixes the others.
+    if (isReservedWord(word) && reportedReserved_.insert(word).second) {
       diagnostics_.emit(DiagnosticKind::ReservedIdentifier, span(start, uint32_t(pos_)), word)
           .help("choose another name; this word is reserved for future syntax");
     }
@@ -559,6 +561,7 @@ class Lexer {
   std::string_view text_;
   FileId file_;
   DiagnosticEmitter& diagnostics_;
+  std::unordered_set<std::string_view> reportedReserved_;
   TokenizedBuffer out_;
   size_t pos_ = 0;
   bool sawSpace_ = false;

@@ -170,11 +170,16 @@ class ModuleResolver {
 
   void reportUnknown(const ast::Ident& ident) {
     if (!reportedUnknown_.insert(ident.name).second) return;
-    auto diag = diagnostics_.emit(DiagnosticKind::UnknownSymbol, ident.span, ident.name);
+    // A kernel builtin outside a kernel breaks a kernel rule (E2127), as the
+    // public conformance tests expect, rather than naming nothing.
     if (modules::isKernelBuiltin(ident.name)) {
-      diag.note(fmt::format("`{}` is available only inside a `kernel`", ident.name));
+      diagnostics_.emit(DiagnosticKind::KernelBuiltinOutsideKernel, ident.span, ident.name)
+          .label("not inside a `kernel`")
+          .help("tiles are loaded and stored by a `kernel` that an `op` binds with "
+                "`-> T kernel k<...>`; outside one, compute with tensors and `return`");
       return;
     }
+    auto diag = diagnostics_.emit(DiagnosticKind::UnknownSymbol, ident.span, ident.name);
     // A public item of another loaded module: say where to import it from.
     for (const auto& other : program_.modules()) {
       if (other.get() == &module_) continue;
@@ -354,6 +359,22 @@ class ModuleResolver {
       case ast::ItemKind::Member: {
         auto& member = static_cast<const ast::MemberItem&>(item);
         resolveType(member.type, TypeUse::Type);
+        // Weights and sub-blocks come from the checkpoint and the block
+        // tree, never from source: a value other than `none` is E4102, and
+        // the names in it are not looked up (they would only add errors).
+        bool holdsValue = member.member == ast::MemberKind::Param ||
+                          member.member == ast::MemberKind::Sub;
+        if (holdsValue && member.initializer &&
+            !ast::isa<ast::NoneLiteralExpr>(member.initializer)) {
+          bool param = member.member == ast::MemberKind::Param;
+          diagnostics_.emit(param ? DiagnosticKind::ParamPayload : DiagnosticKind::SubPayload,
+                            member.initializer->span, member.name.name)
+              .label(param ? "weights come from the checkpoint, not from source"
+                           : "a sub-block is built from its type, not from a value")
+              .help(fmt::format("remove the value; only an optional {} may be `= none`",
+                                param ? "param" : "sub"));
+          return;
+        }
         resolveExpr(member.initializer);
         return;
       }
