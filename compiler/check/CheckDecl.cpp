@@ -5,6 +5,7 @@
 // them (which only an ill-formed program could make) yields Error silently.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "compiler/check/CheckerImpl.h"
@@ -47,7 +48,9 @@ static std::optional<shape::Relation> relationOf(ast::BinaryOp op) {
 }
 
 std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e, int depth) {
-  if (!e || depth > 16) return std::nullopt;
+  // `depth` counts consts reached through consts; the syntax below a
+  // const is bounded by the parser's nesting limit.
+  if (!e || depth > kMaxConstDepth) return std::nullopt;
   switch (e->kind) {
     case ast::ExprKind::IntLiteral:
       return shape::DimExpr::constant(
@@ -62,7 +65,14 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
           symbol->item->kind == ast::ItemKind::Const) {
         auto* c = static_cast<const ast::ConstItem*>(symbol->item);
         if (c->type || !symbol->module) return std::nullopt;  // typed consts are runtime values
-        return dimOf(*symbol->module, c->value, depth + 1);
+        // Once per const: `const B = A + A` evaluated per use would double
+        // along a chain of such consts. Unknown while being evaluated (only
+        // a cycle, E2122, gets there).
+        auto [known, first] = constDims_.try_emplace(c);
+        if (!first) return known->second;
+        std::optional<shape::DimExpr> value = dimOf(*symbol->module, c->value, depth + 1);
+        constDims_[c] = value;  // `known` may be invalid: evaluating inserted others
+        return value;
       }
       // A `let` of a compile-time integer (`let k = min(A, B)`) in the body
       // being checked: its value.
@@ -75,10 +85,10 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
       return std::nullopt;
     }
     case ast::ExprKind::Paren:
-      return dimOf(m, static_cast<const ast::ParenExpr*>(e)->inner, depth + 1);
+      return dimOf(m, static_cast<const ast::ParenExpr*>(e)->inner, depth);
     case ast::ExprKind::Unary: {
       auto* u = static_cast<const ast::UnaryExpr*>(e);
-      auto inner = dimOf(m, u->operand, depth + 1);
+      auto inner = dimOf(m, u->operand, depth);
       if (!inner) return std::nullopt;
       switch (u->op) {
         case ast::UnaryOp::Negate: return -*inner;
@@ -89,8 +99,8 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
     }
     case ast::ExprKind::Binary: {
       auto* b = static_cast<const ast::BinaryExpr*>(e);
-      auto l = dimOf(m, b->lhs, depth + 1);
-      auto r = dimOf(m, b->rhs, depth + 1);
+      auto l = dimOf(m, b->lhs, depth);
+      auto r = dimOf(m, b->rhs, depth);
       if (!l || !r) return std::nullopt;
       switch (b->op) {
         case ast::BinaryOp::Add: return *l + *r;
@@ -130,8 +140,8 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
       const Symbol* symbol = m.symbolOf(callee->name);
       if (!symbol || symbol->kind != SymbolKind::Prelude) return std::nullopt;
       if (call->args[0].isNamed() || call->args[1].isNamed()) return std::nullopt;
-      auto a = dimOf(m, call->args[0].value, depth + 1);
-      auto b = dimOf(m, call->args[1].value, depth + 1);
+      auto a = dimOf(m, call->args[0].value, depth);
+      auto b = dimOf(m, call->args[1].value, depth);
       if (!a || !b) return std::nullopt;
       if (callee->name.name == "min") return shape::DimExpr::min(*a, *b);
       if (callee->name.name == "max") return shape::DimExpr::max(*a, *b);
@@ -411,6 +421,64 @@ bool Checker::bindGenerics(const Module& from, const ast::NamedTypeNode& named,
   return true;
 }
 
+size_t Checker::writtenParts(const Module& m, const ast::TypeNode* t) {
+  if (!t) return 1;
+  if (auto it = writtenParts_.find(t); it != writtenParts_.end()) return it->second;
+  size_t parts = 1;
+  switch (t->kind) {
+    case ast::TypeKind::Scalar:
+    case ast::TypeKind::Tensor:
+    case ast::TypeKind::Array:  // its element is a block: one part
+      break;
+    case ast::TypeKind::Tuple:
+      for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements)
+        parts = std::min(parts + writtenParts(m, e), kMaxTypeParts + 1);
+      break;
+    case ast::TypeKind::Optional:
+      parts = std::min(1 + writtenParts(m, static_cast<const ast::OptionalTypeNode*>(t)->inner),
+                       kMaxTypeParts + 1);
+      break;
+    case ast::TypeKind::Named: {
+      // Blocks, structs and enums are one part (a struct's fields are not
+      // expanded into its type); an alias is what it stands for.
+      ResolvedItem item = resolveTypeName(m, *static_cast<const ast::NamedTypeNode*>(t));
+      if (auto* alias = ast::as<ast::TypeAliasItem>(item.item); alias && item.module)
+        parts = aliasParts(*item.module, *alias).value_or(1);
+      break;
+    }
+  }
+  writtenParts_[t] = parts;
+  return parts;
+}
+
+std::optional<size_t> Checker::aliasParts(const Module& m, const ast::TypeAliasItem& alias) {
+  // One part while it is being counted: only a cycle (E2122, Error) reaches
+  // it again.
+  auto [it, counting] = aliasParts_.try_emplace(&alias, 1);
+  if (!counting) return it->second;
+  if (cyclic_.count(&alias)) return 1;
+  std::optional<size_t> parts = writtenParts(m, alias.type);
+  if (*parts > kMaxTypeParts) {
+    diagnostics_.emit(DiagnosticKind::AliasTooLarge, alias.type->span, alias.name.name, kMaxTypeParts)
+        .label("every alias in it is expanded in place")
+        .help("group the values in a `struct`: its fields are not expanded into the types that "
+              "use it");
+    parts.reset();
+  }
+  aliasParts_[&alias] = parts;  // `it` may be invalid: counting inserted others
+  return parts;
+}
+
+bool Checker::checkTypeSize(const Module& m, const ast::TypeNode* t) {
+  while (auto* optional = ast::as<ast::OptionalTypeNode>(t)) t = optional->inner;
+  if (!ast::as<ast::TupleTypeNode>(t) || writtenParts(m, t) <= kMaxTypeParts) return true;
+  diagnostics_.emit(DiagnosticKind::TypeTooLarge, t->span, ast::printType(t), kMaxTypeParts)
+      .label("every alias in it is expanded in place")
+      .help("group the values in a `struct`: its fields are not expanded into the types that "
+            "use it");
+  return false;
+}
+
 Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::Facts* facts) {
   if (!t) return Type::error();
   switch (t->kind) {
@@ -434,6 +502,16 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
         }
         if (facts) {
           checkDivisors(m, el.dim, *facts);
+          // Overflow is never proved anything about (DimExpr.h): one error
+          // here rather than mismatches of `<overflow>` at every use.
+          if (d->overflowed()) {
+            diagnostics_.emit(DiagnosticKind::DimensionTooLarge, el.dim->span,
+                              ast::printExpr(el.dim))
+                .label(fmt::format("it overflows 64-bit integers, or multiplies out to more than "
+                                   "{} terms",
+                                   shape::kMaxProductTerms));
+            return Type::error();
+          }
           if (facts->provablyNegative(*d)) {
             diagnostics_.emit(DiagnosticKind::NegativeDimension, el.dim->span, ast::printExpr(el.dim))
                 .label(fmt::format("this is `{}`, negative for every allowed binding", d->str()));
@@ -447,6 +525,13 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
       return Type::tensor(std::move(shape), dtype.dtype());
     }
     case ast::TypeKind::Tuple: {
+      // Too large to build (E2190): reported where facts are given, like
+      // every other problem of a written type; struct fields and const types
+      // are reported at their declarations.
+      if (writtenParts(m, t) > kMaxTypeParts) {
+        if (facts) checkTypeSize(m, t);
+        return Type::error();
+      }
       std::vector<Type> elements;
       for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements)
         elements.push_back(resolveType(m, e, facts));
@@ -493,8 +578,11 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
       }
       if (auto* alias = ast::as<ast::TypeAliasItem>(item.item)) {
         // Transparent: the aliased type with the written generic arguments.
-        // A cyclic alias was reported (E2122) and stays unknown.
-        if (cyclic_.count(alias) || !aliasesInProgress_.insert(alias).second) return Type::error();
+        // A cyclic alias (E2122) or one too large to build (E2190) was
+        // reported and stays unknown.
+        if (cyclic_.count(alias) || !aliasParts(*item.module, *alias) ||
+            !aliasesInProgress_.insert(alias).second)
+          return Type::error();
         Substitution args;
         bool bound = bindGenerics(m, *named, alias->generics, alias->name, *item.module, args);
         Type aliased = bound ? resolveType(*item.module, alias->type, nullptr) : Type::error();

@@ -277,6 +277,37 @@ bool Checker::requireType(const Type& actual, const Type& expected, Span span, S
   return true;
 }
 
+// The parts of `t` (each tuple and optional counts, and what it holds),
+// at most `cap + 1`: the walk stops there.
+static size_t partsOf(const Type& t, size_t cap) {
+  switch (t.kind()) {
+    case TypeKind::Tuple:
+    case TypeKind::Optional: {
+      size_t parts = 1;
+      for (const Type& e : t.elements()) {
+        parts += partsOf(e, cap);
+        if (parts > cap) return cap + 1;
+      }
+      return parts;
+    }
+    case TypeKind::Error:
+    case TypeKind::Unit:
+    case TypeKind::Tensor:
+    case TypeKind::IntLiteral:
+    case TypeKind::FloatLiteral:
+    case TypeKind::CompileInt:
+    case TypeKind::None:
+    case TypeKind::Block:
+    case TypeKind::BlockArray:
+    case TypeKind::Function:
+    case TypeKind::Module:
+    case TypeKind::Enum:
+    case TypeKind::Struct:  // its fields are not part of its type
+      return 1;
+  }
+  return 1;
+}
+
 Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
   if (!e) return Type::error();
   switch (e->kind) {
@@ -315,7 +346,17 @@ Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
                             ? &expected->elements()[i] : nullptr;
         elements.push_back(checkExpr(tuple->elements[i], x));
       }
-      return record(e, Type::tuple(std::move(elements)));
+      // A tuple of tuples copies them: `let b = (a, a)` doubles `a`, so a few
+      // lines build a type too large to hold (E2190).
+      Type t = Type::tuple(std::move(elements));
+      if (partsOf(t, kMaxTypeParts) > kMaxTypeParts) {
+        diagnostics_.emit(DiagnosticKind::TupleTooLarge, e->span, kMaxTypeParts)
+            .label("a type this large is not supported")
+            .help("group the values in a `struct`: its fields are not expanded into the types "
+                  "that use it");
+        return record(e, Type::error());
+      }
+      return record(e, std::move(t));
     }
     case ast::ExprKind::Paren:
       return record(e, checkExpr(static_cast<const ast::ParenExpr*>(e)->inner, expected));

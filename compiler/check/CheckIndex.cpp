@@ -137,7 +137,9 @@ Type Checker::checkIndex(const ast::IndexExpr* e) {
       diagnostics_.emit(DiagnosticKind::InvalidSlice, x->span,
                         fmt::format("negative {} `{}`", isIndex ? "index" : "slice bound", *c))
           .label("negative positions are not allowed")
-          .help(fmt::format("count from the end explicitly: `{} - {}`", extent.str(), -*c));
+          // The magnitude in unsigned arithmetic: `-*c` overflows for i64's minimum.
+          .help(fmt::format("count from the end explicitly: `{} - {}`", extent.str(),
+                            0 - static_cast<uint64_t>(*c)));
       error = true;
       return std::nullopt;
     }

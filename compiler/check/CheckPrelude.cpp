@@ -334,11 +334,13 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
     }
     const Type& first = parts.front();
     size_t n = first.shape().size();
-    // The axis is found counting from its end; the elements it crosses must
-    // be plain dimensions.
+    // A negative axis is found counting from the end (compared with `-rank`:
+    // `-k` overflows for i64's minimum); the elements it crosses must be
+    // plain dimensions.
     int64_t k = *axis;
-    bool inRange = k >= 0 ? k < static_cast<int64_t>(n) : -k <= static_cast<int64_t>(n);
-    size_t at = inRange ? (k >= 0 ? static_cast<size_t>(k) : n - static_cast<size_t>(-k)) : 0;
+    int64_t rank = static_cast<int64_t>(n);
+    bool inRange = k >= 0 ? k < rank : k >= -rank;
+    size_t at = inRange ? static_cast<size_t>(k >= 0 ? k : rank + k) : 0;
     if (inRange) {
       size_t lo = k >= 0 ? 0 : at, hi = k >= 0 ? at : n - 1;
       for (size_t i = lo; i <= hi; ++i)

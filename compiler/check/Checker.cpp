@@ -341,6 +341,7 @@ void Checker::checkConst(const ast::ConstItem& c) {
   scope.module = m;
   FunctionScope* saved = scope_;
   scope_ = &scope;
+  checkTypeSize(*m, c.type);  // resolveType below reports nothing
   Type declared = resolveType(*m, c.type, nullptr);
   Type t = checkExpr(c.value, &declared);
   requireType(t, declared, c.value->span, c.type->span, "type declared here", c.value);
@@ -371,13 +372,18 @@ void Checker::run() {
               checkConst(*static_cast<const ast::ConstItem*>(item));
               break;
             case ast::ItemKind::TypeAlias:
-              if (const Module* m = moduleOf(*item); m && !cyclic_.count(item))
-                reportNonDimensions(*m, static_cast<const ast::TypeAliasItem*>(item)->type);
+              if (const Module* m = moduleOf(*item); m && !cyclic_.count(item)) {
+                auto* alias = static_cast<const ast::TypeAliasItem*>(item);
+                reportNonDimensions(*m, alias->type);
+                aliasParts(*m, *alias);  // E2190 even for an alias nothing uses
+              }
               break;
             case ast::ItemKind::Struct:
               if (const Module* m = moduleOf(*item); m && !cyclic_.count(item))
-                for (const ast::Field& field : static_cast<const ast::StructItem*>(item)->fields)
+                for (const ast::Field& field : static_cast<const ast::StructItem*>(item)->fields) {
                   reportNonDimensions(*m, field.type);
+                  checkTypeSize(*m, field.type);
+                }
               break;
             case ast::ItemKind::Enum:
             case ast::ItemKind::Member:

@@ -27,6 +27,17 @@ struct LocalInfo {
   Span declSpan;
 };
 
+// The most parts (tensors, scalars, blocks, tuples, optionals, ...) one type
+// may have (E2190 past it). An alias used inside another is copied in place,
+// and so is a tuple put inside a tuple, so a few lines can spell a type of
+// millions of parts: building, comparing or printing it would never end.
+inline constexpr size_t kMaxTypeParts = 1024;
+
+// How many consts deep a dimension may reach through consts (`const B = A +
+// 1`, `const C = B * 2`, ...) before it is not a compile-time integer; only
+// bounds the recursion.
+inline constexpr int kMaxConstDepth = 256;
+
 using SpanKey = std::pair<FileId, uint32_t>;
 inline SpanKey keyOf(Span s) { return {s.file, s.begin}; }
 
@@ -112,6 +123,15 @@ class Checker {
                            const Substitution& args, const shape::Facts& facts, Span use,
                            std::string_view item);
   void checkMemberRules(const ast::MemberItem& member, const Type& t);
+  // Parts of the written type `t` with its aliases expanded, at most
+  // kMaxTypeParts + 1; an alias that is Error (cyclic, too large) is one.
+  size_t writtenParts(const Module& m, const ast::TypeNode* t);
+  // Parts of the type `alias` stands for; nullopt (and E2190, once) when
+  // there are more than kMaxTypeParts.
+  std::optional<size_t> aliasParts(const Module& m, const ast::TypeAliasItem& alias);
+  // E2190 at the outermost tuple of `t` with more than kMaxTypeParts parts
+  // (resolveType makes such a type Error); false when reported.
+  bool checkTypeSize(const Module& m, const ast::TypeNode* t);
 
   // ---- bodies (CheckStmt.cpp) ----
   void checkFunction(const ast::FunctionItem& f);
@@ -269,6 +289,9 @@ class Checker {
   std::set<const ast::BlockItem*> blocksInProgress_;
   std::set<const ast::Item*> cyclic_;          // reported by E2122: not typed further
   std::set<const ast::TypeAliasItem*> aliasesInProgress_;
+  std::unordered_map<const ast::TypeNode*, size_t> writtenParts_;
+  std::unordered_map<const ast::TypeAliasItem*, std::optional<size_t>> aliasParts_;
+  std::unordered_map<const ast::ConstItem*, std::optional<shape::DimExpr>> constDims_;  // dimOf
   // Call edges for E2119, in the order calls were checked.
   struct CallEdge {
     const ast::FunctionItem* caller;

@@ -374,6 +374,7 @@ DimExpr operator*(const DimExpr& a, const DimExpr& b) {
   std::vector<Term> x = a.terms(), y = b.terms();
   if (a.constantTerm() != 0) x.push_back(Term{a.constantTerm(), {}});
   if (b.constantTerm() != 0) y.push_back(Term{b.constantTerm(), {}});
+  if (x.size() * y.size() > kMaxProductTerms) return DimExpr::overflow();
   terms.reserve(x.size() * y.size());
   for (const Term& s : x)
     for (const Term& t : y) {

@@ -19,7 +19,8 @@
 // Values are immutable and cheap to copy: nodes are shared, never mutated.
 // Any 64-bit overflow while folding makes the result the "overflow" poison
 // value, which propagates through every operation and is never proved
-// anything about; the checker reports it (overflowed()).
+// anything about; the checker reports it (overflowed()). So does a product
+// too large to expand (kMaxProductTerms).
 #pragma once
 
 #include <compare>
@@ -107,6 +108,12 @@ struct Factor {
 // A product of atoms, factors sorted by atom and each atom at most once.
 // The empty monomial is the constant 1.
 using Monomial = std::vector<Factor>;
+
+// The most term products one multiplication expands (terms of one factor,
+// constant included, times those of the other); past it the product is the
+// overflow value. Multiplying out sums grows fast ((A0 + ... + A9)^12 has
+// about 300000 terms), and no dimension a model writes comes near this.
+inline constexpr size_t kMaxProductTerms = 4096;
 
 struct Term {
   int64_t coefficient = 0;  // never 0

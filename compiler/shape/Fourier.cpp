@@ -65,8 +65,9 @@ std::optional<Row> combine(const Row& p, const Row& n, uint32_t variable) {
       if (v == variable) return c;
     return int64_t{0};
   };
-  int64_t a = coefficientOf(p), b = -coefficientOf(n), g = 0;
-  if (b <= 0 || checked::gcd(a, b, g)) return std::nullopt;
+  // n's coefficient may be i64's minimum, whose negation overflows.
+  int64_t a = coefficientOf(p), b = 0, g = 0;
+  if (checked::neg(coefficientOf(n), b) || b <= 0 || checked::gcd(a, b, g)) return std::nullopt;
   a /= g;
   b /= g;
   Row out;

@@ -188,6 +188,23 @@ TEST(DimExprTest, OverflowInMultiplicationAndNegationIsReported) {
   EXPECT_TRUE(div(c(kMin), c(-1)).overflowed());
 }
 
+// A product with more than kMaxProductTerms term products is the overflow
+// value: expanding (A0 + ... + A9)^12, as a fuzzed dimension did, would build
+// about 300000 terms, one multiplication at a time. (A0 + ... + A9)^5 needs
+// 715 * 10 products in its last step; small products stay exact.
+TEST(DimExprTest, ProductsTooLargeToExpandAreOverflow) {
+  Names n;
+  DimExpr sum;
+  for (int i = 0; i < 10; ++i) sum = sum + n("A" + std::to_string(i));
+  DimExpr power = c(1);
+  for (int k = 0; k < 5; ++k) power = power * sum;
+  EXPECT_TRUE(power.overflowed());
+  EXPECT_TRUE((power * sum).overflowed());
+  DimExpr A = n("A0"), B = n("A1");
+  EXPECT_EQ((A + B) * (A + B), A * A + c(2) * A * B + B * B);
+  EXPECT_FALSE((sum * sum * sum).overflowed());  // 220 terms
+}
+
 TEST(DimExprTest, OverflowPropagates) {
   Names n;
   DimExpr bad = c(kMax) + c(1);

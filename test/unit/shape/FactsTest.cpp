@@ -413,6 +413,18 @@ TEST(FactsTest, OverflowingFactsAreUnusable) {
   EXPECT_NE(p.reason.find("overflow"), std::string::npos);
 }
 
+// A coefficient of i64's minimum has no negation: Fourier-Motzkin drops the
+// row instead of negating it (found by check_fuzzer; UBSan in the sanitized
+// unit tests reports the overflow).
+TEST(FactsTest, MostNegativeCoefficientIsNeverNegated) {
+  Names n;
+  DimExpr A = n("A"), B = n("B");
+  Facts facts;
+  facts.add(c(std::numeric_limits<int64_t>::min()) * A + B, Relation::GreaterEqual, c(0));
+  EXPECT_FALSE(facts.provablyEqual(A, B));
+  EXPECT_FALSE(facts.provablyLess(B, A));
+}
+
 TEST(FactsTest, CopiesAreIndependent) {
   Names n;
   DimExpr A = n("A");
