@@ -578,6 +578,9 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
     ok = false;
   }
   if (!ok) return Type::error();
+  if (scope_ && scope_->out)
+    scope_->out->calls[call] =
+        CallBinding{callee.module(), &f, sig->owner ? callee.blockInstance() : nullptr, argFor, inf.subst};
   return instantiate(sig->result, inf.subst);
 }
 

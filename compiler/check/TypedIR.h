@@ -39,8 +39,21 @@ struct Signature {
   bool complete = true;                               // false: some part could not be typed
 };
 
+// A call of a user function (fn, op, entry or block method) as the checker
+// bound it, so that later stages instantiate the callee without inferring
+// its generics again.
+struct CallBinding {
+  const Module* module = nullptr;                   // the callee's module
+  const ast::FunctionItem* callee = nullptr;
+  std::shared_ptr<const BlockInstance> owner;       // a method's block instance (args in the caller's generics)
+  std::vector<const ast::Expr*> argFor;             // per callee parameter; null: its default
+  Substitution subst;                               // every generic of the callee (its block's too), in the caller's generics
+};
+
 struct CheckedFunction {
   const Signature* signature = nullptr;
+  // Every well-typed call of a user function in the body.
+  std::unordered_map<const ast::CallExpr*, CallBinding> calls;
   // The type of every expression of the body (and of parameter defaults).
   std::unordered_map<const ast::Expr*, Type> exprTypes;
   // An op with a `grad` clause: what that clause returns (the gradient of
