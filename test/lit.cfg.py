@@ -10,6 +10,9 @@ import lit.formats
 config.name = "linnet"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".linnet", ".test"]
+# MLIR tests of the dialect and the code generator (test/dialect,
+# test/conversion, test/codegen) run through linnet-opt.
+config.suffixes.append(".mlir")
 config.excludes = ["Inputs", "unit", "fuzz", "data", "lit-helpers", "lit.cfg.py"]
 
 config.test_source_root = os.path.dirname(__file__)
@@ -20,6 +23,10 @@ config.test_exec_root = os.path.join(build_dir, "test-lit")
 llvm_bin = lit_config.params.get("llvm_bin", "/usr/lib/llvm-19/bin")
 repo_root = os.path.abspath(os.path.join(config.test_source_root, ".."))
 
+# The runtime's runner (runtime/cli), built without LLVM or MLIR. Listed before
+# %linnet, which is a prefix of it (substitutions apply in order).
+config.substitutions.append(("%linnet-run", os.path.join(build_dir, "bin", "linnet-run")))
+config.substitutions.append(("%linnet-opt", os.path.join(build_dir, "bin", "linnet-opt")))
 config.substitutions.append(("%linnet", os.path.join(build_dir, "bin", "linnet") + " --no-color"))
 config.substitutions.append(("%expect-exit", os.path.join(config.test_source_root, "lit-helpers", "expect-exit")))
 config.substitutions.append(("%repo", repo_root))

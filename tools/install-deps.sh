@@ -11,6 +11,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libsentencepiece-dev libgraphviz-dev
   libgtest-dev libgmock-dev
+  lld-19 libomp-19-dev
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev
 )
 

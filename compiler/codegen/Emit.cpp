@@ -1,0 +1,206 @@
+// The LLVM half of the CPU pipeline: a copy of the module is lowered to the
+// LLVM dialect (Pipeline.cpp), translated to LLVM IR, optimized with LLVM's
+// O2 pipeline for the target's CPU and features (loop and SLP vectorizers
+// on), then printed, compiled to assembly, or compiled to an object file
+// and linked by ld.lld into a shared object.
+#include <mutex>
+
+#include "compiler/codegen/Pipeline.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#ifndef LINNET_LLD_PATH
+#define LINNET_LLD_PATH "/usr/lib/llvm-19/bin/ld.lld"
+#endif
+
+namespace linnet::codegen {
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine& message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+// LLVM's target registry is process-wide; registering twice is harmless but
+// racy, hence once.
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> makeTargetMachine(const TargetOptions& t) {
+  initializeTargets();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(t.triple, error);
+  if (!target) return makeError("unknown target `" + t.triple + "`: " + error);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      t.triple, t.cpu, t.features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Default));
+  if (!machine) return makeError("cannot create a target machine for `" + t.triple + "`");
+  return machine;
+}
+
+struct Lowered {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> machine;
+};
+
+// Lowers a copy of `module` to LLVM IR and runs O2. MLIR diagnostics still
+// reach the context's handlers; their text also goes into the error.
+llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOptions& target) {
+  mlir::MLIRContext* context = module.getContext();
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(context, [&](mlir::Diagnostic& d) {
+    diagnosticStream << d.getLocation() << ": " << d << "\n";
+    return mlir::failure();  // pass it on to the handlers installed before
+  });
+
+  mlir::OwningOpRef<mlir::ModuleOp> copy(mlir::cast<mlir::ModuleOp>(module->clone()));
+  if (mlir::failed(lowerTo(*copy, Stage::LLVM, target)))
+    return makeError("lowering to the LLVM dialect failed:\n" + diagnostics);
+
+  auto machine = makeTargetMachine(target);
+  if (!machine) return machine.takeError();
+  Lowered lowered;
+  lowered.machine = std::move(*machine);
+  lowered.context = std::make_unique<llvm::LLVMContext>();
+  mlir::registerBuiltinDialectTranslation(*context);
+  mlir::registerLLVMDialectTranslation(*context);
+  lowered.module = mlir::translateModuleToLLVMIR(*copy, *lowered.context, "linnet");
+  if (!lowered.module) return makeError("translation to LLVM IR failed:\n" + diagnostics);
+
+  llvm::Module& m = *lowered.module;
+  m.setTargetTriple(target.triple);
+  m.setDataLayout(lowered.machine->createDataLayout());
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    if (!target.cpu.empty()) f.addFnAttr("target-cpu", target.cpu);
+    if (!target.features.empty()) f.addFnAttr("target-features", target.features);
+  }
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  llvm::PassBuilder builder(lowered.machine.get(), tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  passes.run(m, mam);
+  return lowered;
+}
+
+llvm::Expected<std::string> emitFile(Lowered& lowered, llvm::CodeGenFileType type) {
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager passes;
+  if (lowered.machine->addPassesToEmitFile(passes, stream, nullptr, type))
+    return makeError("the target cannot emit this file type");
+  passes.run(*lowered.module);
+  return std::string(buffer.str());
+}
+
+// Debian's multiarch library directory for the triple (x86_64-linux-gnu).
+std::string multiarch(const std::string& triple) {
+  llvm::Triple t(triple);
+  return (t.getArchName() + "-linux-gnu").str();
+}
+
+llvm::Expected<std::string> link(llvm::StringRef object, const TargetOptions& target) {
+  llvm::SmallString<128> objectPath, libraryPath, logPath;
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("linnet", "o", fd, objectPath))
+    return makeError("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover removeObject(objectPath);
+  {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << object;
+    if (out.has_error()) return makeError("cannot write " + objectPath);
+  }
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("linnet", "so", libraryPath))
+    return makeError("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover removeLibrary(libraryPath);
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("linnet-lld", "log", logPath))
+    return makeError("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover removeLog(logPath);
+
+  std::string arch = multiarch(target.triple);
+  std::string libDir = "-L/lib/" + arch, usrLibDir = "-L/usr/lib/" + arch;
+  // --no-undefined: a symbol left to a runtime helper library (compiler-rt,
+  // MLIR's runner utils) fails here rather than at dlopen.
+  llvm::SmallVector<llvm::StringRef> args{
+      LINNET_LLD_PATH, "-shared", "--no-undefined", "-z", "noexecstack", "-z", "relro",
+      "-z", "now", "--hash-style=gnu", "--as-needed", "-o", libraryPath, objectPath,
+      libDir, usrLibDir, "-lm", "-lc"};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(logPath),
+                                                llvm::StringRef(logPath)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(LINNET_LLD_PATH, args, std::nullopt, redirects, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    auto log = llvm::MemoryBuffer::getFile(logPath);
+    return makeError("ld.lld failed (" + llvm::Twine(rc) + "): " + message +
+                     (log ? "\n" + (*log)->getBuffer().str() : std::string()));
+  }
+  auto library = llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+  if (!library) return makeError("cannot read " + libraryPath + ": " + library.getError().message());
+  return (*library)->getBuffer().str();
+}
+
+}  // namespace
+
+llvm::Expected<std::string> emitLLVMIR(mlir::ModuleOp module, const TargetOptions& target) {
+  auto lowered = lowerAndOptimize(module, target);
+  if (!lowered) return lowered.takeError();
+  std::string text;
+  llvm::raw_string_ostream stream(text);
+  lowered->module->print(stream, nullptr);
+  return text;
+}
+
+llvm::Expected<std::string> emitAssembly(mlir::ModuleOp module, const TargetOptions& target) {
+  auto lowered = lowerAndOptimize(module, target);
+  if (!lowered) return lowered.takeError();
+  return emitFile(*lowered, llvm::CodeGenFileType::AssemblyFile);
+}
+
+llvm::Expected<std::string> emitSharedObject(mlir::ModuleOp module, const TargetOptions& target) {
+  auto lowered = lowerAndOptimize(module, target);
+  if (!lowered) return lowered.takeError();
+  auto object = emitFile(*lowered, llvm::CodeGenFileType::ObjectFile);
+  if (!object) return object.takeError();
+  return link(*object, target);
+}
+
+}  // namespace linnet::codegen

@@ -1,0 +1,19 @@
+// The passes of compiler/codegen (declared in Passes.td).
+#pragma once
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace linnet::codegen {
+
+#define GEN_PASS_DECL
+#include "compiler/codegen/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "compiler/codegen/Passes.h.inc"
+
+}  // namespace linnet::codegen

@@ -1,0 +1,35 @@
+// The passes of the CPU code generator (compiler/codegen), used by the
+// pipeline in Pipeline.cpp and registered in linnet-opt for tests.
+#ifndef LINNET_CODEGEN_PASSES_TD
+#define LINNET_CODEGEN_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ApproximateMath : Pass<"linnet-approximate-math"> {
+  let summary = "Replace transcendental math ops by polynomial approximations";
+  let description = [{
+    Applies MLIR's polynomial approximations (`exp`, `log`, `tanh`, `sin`,
+    `cos`, `erf`, ...) on f32, so the loops computing them are plain
+    arithmetic that LLVM's loop vectorizer can widen; a libm call would stop
+    it. Run after `math-legalize-to-f32`, which widens bf16/f16 math to f32.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def EntryAbi : Pass<"linnet-entry-abi", "::mlir::ModuleOp"> {
+  let summary = "Emit the `linnet_entry_<name>(void** slots)` symbols of docs/abi.md";
+  let description = [{
+    Runs on the LLVM dialect after `convert-func-to-llvm`. For every function
+    carrying `linnet.entry = "<name>"` (and so `llvm.emit_c_interface`), adds
+    `void linnet_entry_<name>(ptr slots)` that loads slot i and passes it as
+    the i-th parameter of `_mlir_ciface_<fn>`: a descriptor pointer as is,
+    an `index` through the `int64_t*` the slot holds. Slot 0 is the result
+    descriptor block when there are results, as the C interface's first
+    parameter is then the result pointer. Every other function defined in
+    the module becomes internal, so only the entry symbols are exported.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // LINNET_CODEGEN_PASSES_TD

@@ -1,0 +1,292 @@
+// The MLIR half of the CPU pipeline: the dialect registry and `lowerTo`,
+// which runs the stages a module still needs (README.md lists them). The
+// stage a module is at is read from its contents, so a module may enter at
+// any stage and `lowerTo` may be called repeatedly.
+#include "compiler/codegen/Pipeline.h"
+
+#include "compiler/codegen/Passes.h"
+#include "compiler/conversion/Passes.h"
+#include "compiler/dialect/LinnetDialect.h"
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace linnet::codegen {
+
+using namespace mlir;
+
+namespace {
+
+constexpr llvm::StringLiteral kEntryAttr = "linnet.entry";
+
+// What a module holds tells how far it has come: `linnet` ops, then tensors
+// (linalg on tensors), then `func.func` on memrefs, then only the LLVM
+// dialect.
+Stage currentStage(ModuleOp module) {
+  bool linnet = false, tensors = false, funcs = false;
+  module.walk([&](Operation* op) {
+    if (isa<dialect::LinnetDialect>(op->getDialect())) linnet = true;
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      funcs = true;
+      for (Type t : llvm::concat<const Type>(func.getArgumentTypes(), func.getResultTypes()))
+        if (isa<TensorType>(t)) tensors = true;
+    }
+    for (Type t : op->getResultTypes())
+      if (isa<TensorType>(t)) tensors = true;
+  });
+  if (linnet) return Stage::Linnet;
+  if (tensors) return Stage::Linalg;
+  if (funcs) return Stage::Bufferized;
+  return Stage::LLVM;
+}
+
+LogicalResult run(ModuleOp module, PassManager& pm) { return pm.run(module); }
+
+void addLinalgStage(OpPassManager& pm) {
+  pm.addPass(linnet::conversion::createConvertLinnetToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void addBufferizedStage(OpPassManager& pm) {
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  // The ABI passes and returns contiguous row-major tensors: identity
+  // layouts at function boundaries (bufferization copies where needed).
+  options.setFunctionBoundaryTypeConversion(bufferization::LayoutMapOption::IdentityLayoutMap);
+  options.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  pm.addPass(createCanonicalizerPass());
+  // Ownership-based deallocation: a public function's results are owned by
+  // its caller, so a result that is not a fresh allocation (an argument, a
+  // global) is cloned. The runtime frees every result with free().
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createCanonicalizerPass());
+}
+
+// The runtime frees every result's allocation, so two results of an entry
+// must not share storage: the same value returned twice, or one a reshape
+// or slice of another, would be freed twice. Each later result sharing a
+// root with an earlier one is copied into a tensor of its own.
+void separateAliasingResults(ModuleOp module) {
+  module.walk([](func::FuncOp func) {
+    if (!func->hasAttr(kEntryAttr)) return;
+    func.walk([](func::ReturnOp ret) {
+      llvm::SmallPtrSet<void*, 4> roots;
+      OpBuilder builder(ret);
+      for (OpOperand& operand : ret->getOpOperands()) {
+        Value value = operand.get();
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        if (!type) continue;
+        Value root = value;
+        while (Operation* def = root.getDefiningOp()) {
+          if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ExtractSliceOp,
+                   tensor::ReshapeOp, tensor::CastOp>(def))
+            break;
+          root = def->getOperand(0);
+        }
+        if (roots.insert(root.getAsOpaquePointer()).second) continue;
+        operand.set(builder.create<bufferization::AllocTensorOp>(ret.getLoc(), type, ValueRange{},
+                                                                 value));
+      }
+    });
+  });
+}
+
+// Entries get a C interface (`_mlir_ciface_<fn>`, descriptors by pointer),
+// which `linnet-entry-abi` wraps in the slot-array symbol.
+LogicalResult markEntries(ModuleOp module) {
+  WalkResult result = module.walk([&](func::FuncOp func) {
+    Attribute entry = func->getAttr(kEntryAttr);
+    if (!entry) return WalkResult::advance();
+    if (!isa<StringAttr>(entry) || !func.isPublic() || func.isExternal()) {
+      func.emitOpError() << "`" << kEntryAttr
+                         << "` must be a string on a public function with a body";
+      return WalkResult::interrupt();
+    }
+    func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(func.getContext()));
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+// `finalize-memref-to-llvm` turns a copy between non-identity layouts into
+// a call to `memrefCopy` from MLIR's runner library, which the shared
+// object does not link; such copies become loops instead.
+void expandStridedCopies(ModuleOp module) {
+  SmallVector<memref::CopyOp> copies;
+  module.walk([&](memref::CopyOp copy) {
+    auto source = cast<MemRefType>(copy.getSource().getType());
+    auto target = cast<MemRefType>(copy.getTarget().getType());
+    if (!source.getLayout().isIdentity() || !target.getLayout().isIdentity())
+      copies.push_back(copy);
+  });
+  for (memref::CopyOp copy : copies) {
+    OpBuilder builder(copy);
+    builder.create<linalg::CopyOp>(copy.getLoc(), copy.getSource(), copy.getTarget());
+    copy.erase();
+  }
+}
+
+void addLLVMStage(OpPassManager& pm) {
+  // Loops: LLVM's loop vectorizer (O2, with the target's features) widens
+  // them; see README.md.
+  pm.addPass(createConvertLinalgToLoopsPass());
+  // Scalar math: bf16/f16 math in f32, polynomial approximations instead of
+  // libm calls, bf16/f16 arithmetic emulated in f32 and bf16 conversions
+  // expanded to integer ops, so no compiler-rt/libgcc helper is needed.
+  pm.addPass(math::createMathLegalizeToF32());
+  pm.addPass(createApproximateMath());
+  static const std::string narrowFloats[] = {"bf16", "f16"};
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = narrowFloats;
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // To the LLVM dialect.
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createEntryAbi());
+  pm.addPass(createCanonicalizerPass());
+}
+
+}  // namespace
+
+TargetOptions TargetOptions::host() {
+  TargetOptions target;
+  target.triple = llvm::sys::getProcessTriple();
+  target.cpu = llvm::sys::getHostCPUName().str();
+  // Sorted, so the string (part of an artifact's hash) is deterministic.
+  std::vector<std::string> names;
+  for (const auto& feature : llvm::sys::getHostCPUFeatures())
+    names.push_back((feature.getValue() ? "+" : "-") + feature.getKey().str());
+  llvm::sort(names);
+  target.features = llvm::join(names, ",");
+  return target;
+}
+
+void registerDialects(DialectRegistry& registry) {
+  registry.insert<dialect::LinnetDialect, affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, index::IndexDialect, linalg::LinalgDialect,
+                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+                  scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  arith::registerValueBoundsOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(registry);
+  cf::registerBufferizableOpInterfaceExternalModels(registry);
+  cf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerSubsetOpInterfaceExternalModels(registry);
+  memref::registerAllocationOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
+  tensor::registerValueBoundsOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target) {
+  MLIRContext* context = module.getContext();
+  DialectRegistry registry;
+  registerDialects(registry);
+  context->appendDialectRegistry(registry);
+  if (failed(verify(module))) return failure();
+
+  Stage current = currentStage(module);
+  if (stage == Stage::Asm) stage = Stage::LLVM;
+  if (current >= stage) return success();
+
+  if (current < Stage::Linalg) {
+    PassManager pm(context);
+    addLinalgStage(pm);
+    if (failed(run(module, pm))) return failure();
+  }
+  if (stage == Stage::Linalg) return success();
+  if (current < Stage::Bufferized) {
+    context->getOrLoadDialect<bufferization::BufferizationDialect>();
+    separateAliasingResults(module);
+    PassManager pm(context);
+    addBufferizedStage(pm);
+    if (failed(run(module, pm))) return failure();
+  }
+  if (stage == Stage::Bufferized) return success();
+
+  if (failed(markEntries(module))) return failure();
+  PassManager toMemRef(context);
+  toMemRef.addPass(createBufferizationToMemRefPass());
+  if (failed(run(module, toMemRef))) return failure();
+  expandStridedCopies(module);
+  PassManager pm(context);
+  addLLVMStage(pm);
+  return run(module, pm);
+}
+
+}  // namespace linnet::codegen

@@ -1,0 +1,45 @@
+// The CPU code generator: from a module of `linnet` ops (or any later
+// stage) to LLVM IR, assembly or a loadable ELF shared object exporting the
+// entry symbols of docs/abi.md. Stage order and what each does: README.md.
+//
+// Entry functions are public `func.func`s carrying a StringAttr
+// `linnet.entry` (the entry's name); their arguments are the entry's dims
+// (`index`), then tensors (parameters, state, args; scalars rank 0), and
+// their results tensors. Each becomes `void linnet_entry_<name>(void**)`.
+#pragma once
+
+#include <string>
+
+#include "llvm/Support/Error.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/LogicalResult.h"
+
+namespace linnet::codegen {
+
+enum class Stage { Linnet, Linalg, Bufferized, LLVM, Asm };
+
+struct TargetOptions {
+  std::string triple, cpu, features;
+  // The machine this process runs on: its triple, CPU name and features.
+  static TargetOptions host();
+};
+
+// Every dialect, interface and translation the pipeline and the lowering
+// into `linnet` need (func, arith, math, tensor, linalg, scf,
+// bufferization, memref, vector, llvm, linnet, ...).
+void registerDialects(mlir::DialectRegistry& registry);
+
+// Runs the pipeline in place on `module` from the stage it is at up to
+// `stage` (Linnet: verify only; Asm is LLVM here). Failures are reported
+// through MLIR's diagnostics.
+mlir::LogicalResult lowerTo(mlir::ModuleOp module, Stage stage, const TargetOptions& target);
+
+// From a module at any stage (left untouched: a copy is lowered): LLVM IR
+// text after LLVM's O2 pipeline, the target's assembly, or the bytes of an
+// ELF shared object linked with ld.lld against libm and libc.
+llvm::Expected<std::string> emitLLVMIR(mlir::ModuleOp module, const TargetOptions& target);
+llvm::Expected<std::string> emitAssembly(mlir::ModuleOp module, const TargetOptions& target);
+llvm::Expected<std::string> emitSharedObject(mlir::ModuleOp module, const TargetOptions& target);
+
+}  // namespace linnet::codegen

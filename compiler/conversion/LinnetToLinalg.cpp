@@ -1,0 +1,754 @@
+// Patterns lowering each `linnet` op to linalg/tensor/arith/math/scf on the
+// same tensor types (docs/dialect.md gives the meaning of each op).
+//
+//   binary, unary, cast, select, broadcast_to, permute, iota, fill
+//       -> one elementwise `linalg.generic` (a broadcast operand is read
+//          through a map with the constant 0 for its static-1 dimensions)
+//   reduce, notation
+//       -> one `linalg.generic` with reduction iterators, its init a
+//          `tensor.empty` filled with the reduction's identity
+//   slice -> `tensor.extract_slice` (rank-reducing for dropped axes)
+//   concat -> `tensor.empty` + a chain of `tensor.insert_slice`
+//   reshape -> `tensor.collapse_shape`/`expand_shape` when both shapes are
+//       static and one refines the other, else `tensor.reshape`
+//   cumsum -> `scf.for` over the axis adding each slice to the next
+//
+// Dynamic result sizes come from the op's `index` operands where it has
+// them, else from `tensor.dim` of an operand the verifier tied to them.
+#include <cmath>
+
+#include "compiler/conversion/Passes.h"
+#include "compiler/dialect/LinnetOps.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace linnet::dialect;
+
+namespace linnet::conversion {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers: one element of each op, emitted inside a linalg body.
+//===----------------------------------------------------------------------===//
+
+Value constantIndex(OpBuilder& b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIndexOp>(loc, v);
+}
+
+Value constantInt(OpBuilder& b, Location loc, Type t, const APInt& v) {
+  return b.create<arith::ConstantOp>(loc, t, b.getIntegerAttr(t, v));
+}
+
+Value constantFloat(OpBuilder& b, Location loc, FloatType t, const APFloat& v) {
+  return b.create<arith::ConstantOp>(loc, t, b.getFloatAttr(t, v));
+}
+
+// `value` converted to float type `t`, rounding to nearest even.
+APFloat toSemantics(double value, FloatType t) {
+  APFloat f(value);
+  bool lost = false;
+  f.convert(t.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return f;
+}
+
+// The low-precision floats are computed through f32 where an operation has
+// no direct lowering that avoids compiler-rt helpers.
+bool isNarrowFloat(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() < 32; }
+
+Value emitBinary(OpBuilder& b, Location loc, BinaryKind kind, bool isUnsigned, Value x, Value y) {
+  bool f = isa<FloatType>(x.getType());
+  switch (kind) {
+    case BinaryKind::add:
+      return f ? b.create<arith::AddFOp>(loc, x, y).getResult()
+               : b.create<arith::AddIOp>(loc, x, y).getResult();
+    case BinaryKind::sub:
+      return f ? b.create<arith::SubFOp>(loc, x, y).getResult()
+               : b.create<arith::SubIOp>(loc, x, y).getResult();
+    case BinaryKind::mul:
+      return f ? b.create<arith::MulFOp>(loc, x, y).getResult()
+               : b.create<arith::MulIOp>(loc, x, y).getResult();
+    case BinaryKind::div:
+      if (f) return b.create<arith::DivFOp>(loc, x, y);
+      return isUnsigned ? b.create<arith::DivUIOp>(loc, x, y).getResult()
+                        : b.create<arith::DivSIOp>(loc, x, y).getResult();
+    case BinaryKind::rem:
+      if (f) return b.create<arith::RemFOp>(loc, x, y);
+      return isUnsigned ? b.create<arith::RemUIOp>(loc, x, y).getResult()
+                        : b.create<arith::RemSIOp>(loc, x, y).getResult();
+    case BinaryKind::min:
+      if (f) return b.create<arith::MinimumFOp>(loc, x, y);
+      return isUnsigned ? b.create<arith::MinUIOp>(loc, x, y).getResult()
+                        : b.create<arith::MinSIOp>(loc, x, y).getResult();
+    case BinaryKind::max:
+      if (f) return b.create<arith::MaximumFOp>(loc, x, y);
+      return isUnsigned ? b.create<arith::MaxUIOp>(loc, x, y).getResult()
+                        : b.create<arith::MaxSIOp>(loc, x, y).getResult();
+    case BinaryKind::and_:
+      return b.create<arith::AndIOp>(loc, x, y);
+    case BinaryKind::or_:
+      return b.create<arith::OrIOp>(loc, x, y);
+    case BinaryKind::xor_:
+      return b.create<arith::XOrIOp>(loc, x, y);
+    case BinaryKind::shl:
+      return b.create<arith::ShLIOp>(loc, x, y);
+    case BinaryKind::shr:
+      return isUnsigned ? b.create<arith::ShRUIOp>(loc, x, y).getResult()
+                        : b.create<arith::ShRSIOp>(loc, x, y).getResult();
+    case BinaryKind::eq:
+    case BinaryKind::ne:
+    case BinaryKind::lt:
+    case BinaryKind::le:
+    case BinaryKind::gt:
+    case BinaryKind::ge:
+      break;
+  }
+  // Comparisons: ordered for floats except `ne` (true for NaN, as in C).
+  if (f) {
+    arith::CmpFPredicate p = arith::CmpFPredicate::OEQ;
+    switch (kind) {
+      case BinaryKind::ne: p = arith::CmpFPredicate::UNE; break;
+      case BinaryKind::lt: p = arith::CmpFPredicate::OLT; break;
+      case BinaryKind::le: p = arith::CmpFPredicate::OLE; break;
+      case BinaryKind::gt: p = arith::CmpFPredicate::OGT; break;
+      case BinaryKind::ge: p = arith::CmpFPredicate::OGE; break;
+      default: break;
+    }
+    return b.create<arith::CmpFOp>(loc, p, x, y);
+  }
+  arith::CmpIPredicate p = arith::CmpIPredicate::eq;
+  switch (kind) {
+    case BinaryKind::ne: p = arith::CmpIPredicate::ne; break;
+    case BinaryKind::lt: p = isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
+    case BinaryKind::le: p = isUnsigned ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
+    case BinaryKind::gt: p = isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
+    case BinaryKind::ge: p = isUnsigned ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+    default: break;
+  }
+  return b.create<arith::CmpIOp>(loc, p, x, y);
+}
+
+Value emitUnary(OpBuilder& b, Location loc, UnaryKind kind, Value x) {
+  Type t = x.getType();
+  bool f = isa<FloatType>(t);
+  switch (kind) {
+    case UnaryKind::neg:
+      if (f) return b.create<arith::NegFOp>(loc, x);
+      return b.create<arith::SubIOp>(loc, constantInt(b, loc, t, APInt(t.getIntOrFloatBitWidth(), 0)), x);
+    case UnaryKind::not_:
+      return b.create<arith::XOrIOp>(
+          loc, x, constantInt(b, loc, t, APInt::getAllOnes(t.getIntOrFloatBitWidth())));
+    case UnaryKind::exp: return b.create<math::ExpOp>(loc, x);
+    case UnaryKind::log: return b.create<math::LogOp>(loc, x);
+    case UnaryKind::sqrt: return b.create<math::SqrtOp>(loc, x);
+    case UnaryKind::rsqrt: return b.create<math::RsqrtOp>(loc, x);
+    case UnaryKind::sin: return b.create<math::SinOp>(loc, x);
+    case UnaryKind::cos: return b.create<math::CosOp>(loc, x);
+    case UnaryKind::tanh: return b.create<math::TanhOp>(loc, x);
+    case UnaryKind::abs:
+      return f ? b.create<math::AbsFOp>(loc, x).getResult()
+               : b.create<math::AbsIOp>(loc, x).getResult();
+  }
+  return x;
+}
+
+// Float to integer, truncating toward zero, saturating, NaN -> 0. LLVM's
+// fptosi/fptoui are poison out of range, so the range is tested first; the
+// bounds are powers of two, exact in every float type (or infinite, where
+// every finite value is in range).
+Value emitFloatToInt(OpBuilder& b, Location loc, Value x, IntegerType to, bool toUnsigned) {
+  auto from = cast<FloatType>(x.getType());
+  unsigned width = to.getWidth();
+  APInt maxV = toUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
+  APInt minV = toUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width);
+  double hi = std::ldexp(1.0, static_cast<int>(toUnsigned ? width : width - 1));
+  double lo = toUnsigned ? 0.0 : -hi;
+  Value converted = toUnsigned ? b.create<arith::FPToUIOp>(loc, to, x).getResult()
+                               : b.create<arith::FPToSIOp>(loc, to, x).getResult();
+  Value tooBig = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGE, x,
+                                         constantFloat(b, loc, from, toSemantics(hi, from)));
+  Value tooSmall = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x,
+                                           constantFloat(b, loc, from, toSemantics(lo, from)));
+  Value isNan = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+  Value r = b.create<arith::SelectOp>(loc, tooBig, constantInt(b, loc, to, maxV), converted);
+  r = b.create<arith::SelectOp>(loc, tooSmall, constantInt(b, loc, to, minV), r);
+  return b.create<arith::SelectOp>(loc, isNan, constantInt(b, loc, to, APInt(width, 0)), r);
+}
+
+Value emitCast(OpBuilder& b, Location loc, Value x, Type to, bool fromUnsigned, bool toUnsigned) {
+  Type from = x.getType();
+  if (from == to) return x;
+  Type f32 = b.getF32Type();
+  if (to.isInteger(1)) {
+    if (isa<FloatType>(from))
+      return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, x,
+                                     constantFloat(b, loc, cast<FloatType>(from),
+                                                   APFloat::getZero(cast<FloatType>(from).getFloatSemantics())));
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x,
+                                   constantInt(b, loc, from, APInt(from.getIntOrFloatBitWidth(), 0)));
+  }
+  if (from.isInteger(1)) fromUnsigned = true;
+  if (isa<FloatType>(from) && isa<FloatType>(to)) {
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (fw == tw) return b.create<arith::TruncFOp>(loc, to, b.create<arith::ExtFOp>(loc, f32, x));
+    return fw < tw ? b.create<arith::ExtFOp>(loc, to, x).getResult()
+                   : b.create<arith::TruncFOp>(loc, to, x).getResult();
+  }
+  if (isa<IntegerType>(from) && isa<IntegerType>(to)) {
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (fw == tw) return x;
+    if (fw > tw) return b.create<arith::TruncIOp>(loc, to, x);
+    return fromUnsigned ? b.create<arith::ExtUIOp>(loc, to, x).getResult()
+                        : b.create<arith::ExtSIOp>(loc, to, x).getResult();
+  }
+  if (isa<IntegerType>(from)) {
+    // Narrow floats go through f32: LLVM would otherwise call compiler-rt.
+    Type via = isNarrowFloat(to) ? f32 : to;
+    Value r = fromUnsigned ? b.create<arith::UIToFPOp>(loc, via, x).getResult()
+                           : b.create<arith::SIToFPOp>(loc, via, x).getResult();
+    return via == to ? r : b.create<arith::TruncFOp>(loc, to, r).getResult();
+  }
+  if (isNarrowFloat(from)) x = b.create<arith::ExtFOp>(loc, f32, x);
+  return emitFloatToInt(b, loc, x, cast<IntegerType>(to), toUnsigned);
+}
+
+Value reductionIdentity(OpBuilder& b, Location loc, ReductionKind kind, Type t, bool isUnsigned) {
+  if (auto ft = dyn_cast<FloatType>(t)) {
+    const llvm::fltSemantics& sem = ft.getFloatSemantics();
+    switch (kind) {
+      case ReductionKind::prod: return constantFloat(b, loc, ft, APFloat::getOne(sem));
+      case ReductionKind::max: return constantFloat(b, loc, ft, APFloat::getInf(sem, true));
+      case ReductionKind::min: return constantFloat(b, loc, ft, APFloat::getInf(sem, false));
+      default: return constantFloat(b, loc, ft, APFloat::getZero(sem));
+    }
+  }
+  unsigned w = t.getIntOrFloatBitWidth();
+  switch (kind) {
+    case ReductionKind::prod:
+    case ReductionKind::all:
+      return constantInt(b, loc, t, APInt(w, 1));
+    case ReductionKind::max:
+      return constantInt(b, loc, t, isUnsigned ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
+    case ReductionKind::min:
+      return constantInt(b, loc, t, isUnsigned ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w));
+    default:
+      return constantInt(b, loc, t, APInt(w, 0));
+  }
+}
+
+Value reductionCombine(OpBuilder& b, Location loc, ReductionKind kind, bool isUnsigned, Value acc,
+                       Value v) {
+  switch (kind) {
+    case ReductionKind::none: return v;
+    case ReductionKind::sum: return emitBinary(b, loc, BinaryKind::add, isUnsigned, acc, v);
+    case ReductionKind::prod: return emitBinary(b, loc, BinaryKind::mul, isUnsigned, acc, v);
+    case ReductionKind::max: return emitBinary(b, loc, BinaryKind::max, isUnsigned, acc, v);
+    case ReductionKind::min: return emitBinary(b, loc, BinaryKind::min, isUnsigned, acc, v);
+    case ReductionKind::any: return b.create<arith::OrIOp>(loc, acc, v);
+    case ReductionKind::all: return b.create<arith::AndIOp>(loc, acc, v);
+  }
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor helpers
+//===----------------------------------------------------------------------===//
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+// `tensor.dim` of every dynamic dimension of `v`.
+SmallVector<Value> dynamicDimsOf(OpBuilder& b, Location loc, Value v) {
+  SmallVector<Value> dims;
+  RankedTensorType t = tensorType(v);
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (t.isDynamicDim(i)) dims.push_back(b.create<tensor::DimOp>(loc, v, i));
+  return dims;
+}
+
+// The dynamic sizes of a broadcast result: each from an operand whose
+// right-aligned dimension is dynamic (equal to the result's, as only a static
+// 1 broadcasts) or static and not 1.
+FailureOr<SmallVector<Value>> broadcastDims(OpBuilder& b, Location loc, RankedTensorType result,
+                                            ValueRange operands) {
+  SmallVector<Value> dims;
+  for (int64_t i = 0; i < result.getRank(); ++i) {
+    if (!result.isDynamicDim(i)) continue;
+    Value size;
+    for (Value operand : operands) {
+      RankedTensorType t = tensorType(operand);
+      int64_t j = i - (result.getRank() - t.getRank());
+      if (j < 0) continue;
+      if (t.isDynamicDim(j)) {
+        size = b.create<tensor::DimOp>(loc, operand, j);
+        break;
+      }
+      if (t.getDimSize(j) != 1) {
+        size = constantIndex(b, loc, t.getDimSize(j));
+        break;
+      }
+    }
+    if (!size) return failure();
+    dims.push_back(size);
+  }
+  return dims;
+}
+
+// Reads `from` broadcast right-aligned into the loops of `to`.
+AffineMap broadcastMap(RankedTensorType from, RankedTensorType to, MLIRContext* context) {
+  int64_t offset = to.getRank() - from.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t j = 0; j < from.getRank(); ++j) {
+    bool broadcast = from.getDimSize(j) == 1 && to.getDimSize(j + offset) != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, context)
+                              : getAffineDimExpr(j + offset, context));
+  }
+  return AffineMap::get(to.getRank(), 0, exprs, context);
+}
+
+using ElementBody = function_ref<Value(OpBuilder&, Location, ValueRange)>;
+
+// One parallel `linalg.generic` computing `body` of the broadcast inputs'
+// elements into a fresh tensor of `resultType`.
+Value buildElementwise(OpBuilder& b, Location loc, RankedTensorType resultType,
+                       ValueRange dynamicSizes, ValueRange inputs, ElementBody body) {
+  MLIRContext* context = b.getContext();
+  Value init = b.create<tensor::EmptyOp>(loc, resultType, dynamicSizes);
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs) maps.push_back(broadcastMap(tensorType(input), resultType, context));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(), context));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(), utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder& nb, Location nloc, ValueRange args) {
+        nb.create<linalg::YieldOp>(nloc, body(nb, nloc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+OpFoldResult addSizes(OpBuilder& b, Location loc, OpFoldResult x, OpFoldResult y) {
+  std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+  if (cx && cy) return b.getIndexAttr(*cx + *cy);
+  return b.create<arith::AddIOp>(loc, getValueOrCreateConstantIndexOp(b, loc, x),
+                                 getValueOrCreateConstantIndexOp(b, loc, y))
+      .getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+struct BinaryLowering : OpConversionPattern<BinaryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BinaryOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    SmallVector<Value> inputs{adaptor.getLhs(), adaptor.getRhs()};
+    FailureOr<SmallVector<Value>> dims = broadcastDims(rewriter, loc, type, inputs);
+    if (failed(dims)) return rewriter.notifyMatchFailure(op, "cannot size a dynamic dimension");
+    BinaryKind kind = op.getKind();
+    bool isUnsigned = op.getIsUnsigned();
+    rewriter.replaceOp(op, buildElementwise(rewriter, loc, type, *dims, inputs,
+                                            [&](OpBuilder& b, Location l, ValueRange args) {
+                                              return emitBinary(b, l, kind, isUnsigned, args[0],
+                                                                args[1]);
+                                            }));
+    return success();
+  }
+};
+
+struct UnaryLowering : OpConversionPattern<UnaryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(UnaryOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    UnaryKind kind = op.getKind();
+    rewriter.replaceOp(op, buildElementwise(rewriter, loc, op.getResult().getType(),
+                                            dynamicDimsOf(rewriter, loc, adaptor.getX()),
+                                            adaptor.getX(),
+                                            [&](OpBuilder& b, Location l, ValueRange args) {
+                                              return emitUnary(b, l, kind, args[0]);
+                                            }));
+    return success();
+  }
+};
+
+struct CastLowering : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    bool fromUnsigned = op.getIsUnsigned(), toUnsigned = op.getResultIsUnsigned();
+    rewriter.replaceOp(op, buildElementwise(rewriter, loc, type,
+                                            dynamicDimsOf(rewriter, loc, adaptor.getX()),
+                                            adaptor.getX(),
+                                            [&](OpBuilder& b, Location l, ValueRange args) {
+                                              return emitCast(b, l, args[0], type.getElementType(),
+                                                              fromUnsigned, toUnsigned);
+                                            }));
+    return success();
+  }
+};
+
+struct SelectLowering : OpConversionPattern<SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SelectOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    SmallVector<Value> inputs{adaptor.getCond(), adaptor.getA(), adaptor.getB()};
+    FailureOr<SmallVector<Value>> dims = broadcastDims(rewriter, loc, type, inputs);
+    if (failed(dims)) return rewriter.notifyMatchFailure(op, "cannot size a dynamic dimension");
+    rewriter.replaceOp(op, buildElementwise(rewriter, loc, type, *dims, inputs,
+                                            [](OpBuilder& b, Location l, ValueRange args) {
+                                              return b.create<arith::SelectOp>(l, args[0], args[1],
+                                                                               args[2])
+                                                  .getResult();
+                                            }));
+    return success();
+  }
+};
+
+Value identityBody(OpBuilder&, Location, ValueRange args) { return args[0]; }
+
+struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    rewriter.replaceOp(op, buildElementwise(rewriter, op.getLoc(), op.getResult().getType(),
+                                            adaptor.getDims(), adaptor.getX(), identityBody));
+    return success();
+  }
+};
+
+struct FillLowering : OpConversionPattern<FillOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(FillOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    // The rank-0 value broadcasts to every element (map `(d...) -> ()`).
+    rewriter.replaceOp(op, buildElementwise(rewriter, op.getLoc(), op.getResult().getType(),
+                                            adaptor.getDims(), adaptor.getValue(), identityBody));
+    return success();
+  }
+};
+
+struct PermuteLowering : OpConversionPattern<PermuteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(PermuteOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext* context = rewriter.getContext();
+    Value x = adaptor.getX();
+    RankedTensorType type = op.getResult().getType();
+    ArrayRef<int64_t> perm = op.getPermutation();
+    int64_t rank = type.getRank();
+    // Result index i reads input axis perm[i], so input axis perm[i] is d_i.
+    SmallVector<AffineExpr> exprs(rank);
+    SmallVector<Value> dims;
+    for (int64_t i = 0; i < rank; ++i) {
+      exprs[perm[i]] = getAffineDimExpr(i, context);
+      if (type.isDynamicDim(i)) dims.push_back(rewriter.create<tensor::DimOp>(loc, x, perm[i]));
+    }
+    Value init = rewriter.create<tensor::EmptyOp>(loc, type, dims);
+    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, context),
+                                AffineMap::getMultiDimIdentityMap(rank, context)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{x}, ValueRange{init}, maps, iterators,
+        [](OpBuilder& b, Location l, ValueRange args) { b.create<linalg::YieldOp>(l, args[0]); });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct IotaLowering : OpConversionPattern<IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(IotaOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    RankedTensorType type = op.getResult().getType();
+    Type element = type.getElementType();
+    rewriter.replaceOp(
+        op, buildElementwise(rewriter, op.getLoc(), type, adaptor.getDims(), ValueRange{},
+                             [&](OpBuilder& b, Location l, ValueRange) {
+                               Value i = b.create<linalg::IndexOp>(l, 0);
+                               Value i64 = b.create<arith::IndexCastOp>(l, b.getI64Type(), i);
+                               return emitCast(b, l, i64, element, false, false);
+                             }));
+    return success();
+  }
+};
+
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    RankedTensorType from = tensorType(x), to = op.getResult().getType();
+    if (from == to) {
+      rewriter.replaceOp(op, x);
+      return success();
+    }
+    // Static shapes where one refines the other: a view the later passes
+    // understand (collapse/expand) instead of an opaque reshape.
+    if (from.hasStaticShape() && to.hasStaticShape()) {
+      if (auto reassociation = getReassociationIndicesForReshape(from, to)) {
+        if (to.getRank() < from.getRank())
+          rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, to, x, *reassociation);
+        else
+          rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, to, x, *reassociation);
+        return success();
+      }
+    }
+    SmallVector<Value> sizes;
+    auto dyn = adaptor.getDims().begin();
+    for (int64_t i = 0; i < to.getRank(); ++i)
+      sizes.push_back(to.isDynamicDim(i) ? *dyn++ : constantIndex(rewriter, loc, to.getDimSize(i)));
+    Value shape = rewriter.create<tensor::FromElementsOp>(
+        loc, RankedTensorType::get({to.getRank()}, rewriter.getIndexType()), sizes);
+    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, to, x, shape);
+    return success();
+  }
+};
+
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    ValueRange inputs = adaptor.getInputs();
+    SmallVector<SmallVector<OpFoldResult>> inputSizes;
+    for (Value input : inputs) inputSizes.push_back(tensor::getMixedSizes(rewriter, loc, input));
+    // The result's sizes: the first input's, the sum of all along the axis.
+    SmallVector<OpFoldResult> sizes = inputSizes.front();
+    for (size_t i = 1; i < inputs.size(); ++i)
+      sizes[axis] = addSizes(rewriter, loc, sizes[axis], inputSizes[i][axis]);
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
+    Value result = rewriter.create<tensor::EmptyOp>(loc, type, dynamicSizes);
+    OpFoldResult offset = rewriter.getIndexAttr(0);
+    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+    for (auto [input, inputSize] : llvm::zip(inputs, inputSizes)) {
+      SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+      offsets[axis] = offset;
+      result = rewriter.create<tensor::InsertSliceOp>(loc, input, result, offsets, inputSize, strides);
+      offset = addSizes(rewriter, loc, offset, inputSize[axis]);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    RankedTensorType x = tensorType(adaptor.getX()), type = op.getResult().getType();
+    ArrayRef<int64_t> dropped = op.getDroppedAxes();
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    auto dyn = adaptor.getSizes().begin();
+    int64_t r = 0;
+    for (int64_t i = 0; i < x.getRank(); ++i) {
+      offsets.push_back(adaptor.getStarts()[i]);
+      strides.push_back(rewriter.getIndexAttr(op.getSteps()[i]));
+      if (llvm::is_contained(dropped, i)) {
+        sizes.push_back(rewriter.getIndexAttr(1));
+        continue;
+      }
+      sizes.push_back(type.isDynamicDim(r) ? OpFoldResult(*dyn++)
+                                           : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(r))));
+      ++r;
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, adaptor.getX(), offsets, sizes,
+                                                        strides);
+    return success();
+  }
+};
+
+struct CumsumLowering : OpConversionPattern<CumsumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(CumsumOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    // acc[i] += acc[i - 1] for i = 1 .. n-1, one slice (size 1 on the axis)
+    // at a time; bufferization copies `x` once into the accumulator.
+    Location loc = op.getLoc();
+    Value x = adaptor.getX();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    int64_t rank = tensorType(x).getRank();
+    Value n = rewriter.create<tensor::DimOp>(loc, x, axis);
+    Value one = constantIndex(rewriter, loc, 1);
+    auto loop = rewriter.create<scf::ForOp>(
+        loc, one, n, one, ValueRange{x},
+        [&](OpBuilder& b, Location l, Value i, ValueRange iterArgs) {
+          Value acc = iterArgs[0];
+          SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, l, acc);
+          sizes[axis] = b.getIndexAttr(1);
+          SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+          SmallVector<OpFoldResult> at(rank, b.getIndexAttr(0)), before(rank, b.getIndexAttr(0));
+          at[axis] = i;
+          before[axis] = b.create<arith::SubIOp>(l, i, one).getResult();
+          Value prev = b.create<tensor::ExtractSliceOp>(l, acc, before, sizes, strides);
+          Value cur = b.create<tensor::ExtractSliceOp>(l, acc, at, sizes, strides);
+          Value sum = buildElementwise(b, l, tensorType(prev), dynamicDimsOf(b, l, prev),
+                                       ValueRange{prev, cur},
+                                       [](OpBuilder& nb, Location nl, ValueRange args) {
+                                         return emitBinary(nb, nl, BinaryKind::add, false,
+                                                           args[0], args[1]);
+                                       });
+          Value next = b.create<tensor::InsertSliceOp>(l, sum, acc, at, sizes, strides);
+          b.create<scf::YieldOp>(l, next);
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+// A reduction generic's init: a fresh tensor filled with the identity.
+Value reductionInit(OpBuilder& b, Location loc, RankedTensorType type, ValueRange dynamicSizes,
+                    ReductionKind kind, bool isUnsigned) {
+  Value init = b.create<tensor::EmptyOp>(loc, type, dynamicSizes);
+  if (kind == ReductionKind::none) return init;
+  Value identity = reductionIdentity(b, loc, kind, type.getElementType(), isUnsigned);
+  return b.create<linalg::FillOp>(loc, identity, init).getResult(0);
+}
+
+struct ReduceLowering : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext* context = rewriter.getContext();
+    Value x = adaptor.getX();
+    RankedTensorType type = op.getResult().getType(), xType = tensorType(x);
+    ArrayRef<int64_t> axes = op.getAxes();
+    ReductionKind kind = op.getKind();
+    bool isUnsigned = op.getIsUnsigned();
+    SmallVector<AffineExpr> kept;
+    SmallVector<Value> dims;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < xType.getRank(); ++d) {
+      if (llvm::is_contained(axes, d)) {
+        iterators.push_back(utils::IteratorType::reduction);
+        continue;
+      }
+      iterators.push_back(utils::IteratorType::parallel);
+      if (type.isDynamicDim(kept.size())) dims.push_back(rewriter.create<tensor::DimOp>(loc, x, d));
+      kept.push_back(getAffineDimExpr(d, context));
+    }
+    Value init = reductionInit(rewriter, loc, type, dims, kind, isUnsigned);
+    SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(xType.getRank(), context),
+                                AffineMap::get(xType.getRank(), 0, kept, context)};
+    Type element = type.getElementType();
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, TypeRange{type}, ValueRange{x}, ValueRange{init}, maps, iterators,
+        [&](OpBuilder& b, Location l, ValueRange args) {
+          Value v = emitCast(b, l, args[0], element, isUnsigned, isUnsigned);
+          b.create<linalg::YieldOp>(l, reductionCombine(b, l, kind, isUnsigned, args[1], v));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct NotationLowering : OpConversionPattern<NotationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(NotationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter& rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext* context = rewriter.getContext();
+    RankedTensorType type = op.getResult().getType();
+    ArrayRef<int64_t> extents = op.getExtents(), outputDims = op.getOutputDims();
+    int64_t loops = static_cast<int64_t>(extents.size());
+    ReductionKind kind = op.getReduction();
+    bool isUnsigned = op.getIsUnsigned();
+
+    SmallVector<OpFoldResult> extentSizes;
+    auto dyn = adaptor.getDynExtents().begin();
+    for (int64_t e : extents)
+      extentSizes.push_back(ShapedType::isDynamic(e) ? OpFoldResult(*dyn++)
+                                                     : OpFoldResult(rewriter.getIndexAttr(e)));
+
+    SmallVector<Value> inputs(adaptor.getInputs());
+    SmallVector<AffineMap> maps;
+    for (Attribute a : op.getIndexingMaps()) maps.push_back(cast<AffineMapAttr>(a).getValue());
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t d : outputDims) outExprs.push_back(getAffineDimExpr(d, context));
+    AffineMap outMap = AffineMap::get(loops, 0, outExprs, context);
+
+    // linalg derives loop bounds from operand shapes, so every loop dim must
+    // appear bare in some map. A loop only the body uses (through its index)
+    // gets its bound from an extra unread operand of its extents.
+    llvm::SmallBitVector covered(loops);
+    SmallVector<AffineMap> allMaps(maps);
+    allMaps.push_back(outMap);
+    for (AffineMap map : allMaps)
+      for (AffineExpr e : map.getResults())
+        if (auto d = dyn_cast<AffineDimExpr>(e)) covered.set(d.getPosition());
+    bool hasShapeOperand = !covered.all();
+    if (hasShapeOperand) {
+      SmallVector<int64_t> shape;
+      SmallVector<Value> shapeDims;
+      SmallVector<AffineExpr> exprs;
+      for (int64_t d = 0; d < loops; ++d) {
+        if (covered.test(d)) continue;
+        shape.push_back(extents[d]);
+        if (ShapedType::isDynamic(extents[d])) shapeDims.push_back(cast<Value>(extentSizes[d]));
+        exprs.push_back(getAffineDimExpr(d, context));
+      }
+      inputs.push_back(rewriter.create<tensor::EmptyOp>(
+          loc, RankedTensorType::get(shape, rewriter.getI8Type()), shapeDims));
+      maps.push_back(AffineMap::get(loops, 0, exprs, context));
+    }
+    maps.push_back(outMap);
+
+    SmallVector<Value> resultDims;
+    for (auto [i, d] : llvm::enumerate(outputDims))
+      if (type.isDynamicDim(i))
+        resultDims.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, extentSizes[d]));
+    Value init = reductionInit(rewriter, loc, type, resultDims, kind, isUnsigned);
+
+    SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::reduction);
+    for (int64_t d : outputDims) iterators[d] = utils::IteratorType::parallel;
+    auto generic = rewriter.create<linalg::GenericOp>(loc, TypeRange{type}, inputs,
+                                                      ValueRange{init}, maps, iterators);
+
+    // The new body: linalg's element arguments (inputs, the optional shape
+    // operand, the accumulator); the old body follows the loop indices.
+    SmallVector<Type> argTypes;
+    for (Value v : inputs) argTypes.push_back(tensorType(v).getElementType());
+    argTypes.push_back(type.getElementType());
+    SmallVector<Location> argLocs(argTypes.size(), loc);
+    Block* block = rewriter.createBlock(&generic.getRegion(), {}, argTypes, argLocs);
+    SmallVector<Value> replacements;
+    for (int64_t d = 0; d < loops; ++d)
+      replacements.push_back(rewriter.create<linalg::IndexOp>(loc, d));
+    for (size_t i = 0; i < adaptor.getInputs().size(); ++i)
+      replacements.push_back(block->getArgument(i));
+    rewriter.mergeBlocks(&op.getBody().front(), block, replacements);
+
+    auto yield = cast<YieldOp>(block->back());
+    rewriter.setInsertionPoint(yield);
+    Value value = reductionCombine(rewriter, yield.getLoc(), kind, isUnsigned,
+                                   block->getArguments().back(), yield.getValue());
+    rewriter.replaceOpWithNewOp<linalg::YieldOp>(yield, value);
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+}  // namespace
+
+void populateLinnetToLinalgPatterns(RewritePatternSet& patterns) {
+  patterns.add<BinaryLowering, UnaryLowering, CastLowering, SelectLowering, BroadcastToLowering,
+               FillLowering, PermuteLowering, IotaLowering, ReshapeLowering, ConcatLowering,
+               SliceLowering, CumsumLowering, ReduceLowering, NotationLowering>(
+      patterns.getContext());
+}
+
+}  // namespace linnet::conversion
