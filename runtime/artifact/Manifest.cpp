@@ -1,0 +1,550 @@
+// Parsing and validation of the artifact manifest (see Manifest.h).
+//
+// Each object is read by a function that first rejects unknown keys, then
+// reads every known field with its type checked. Errors carry a path to the
+// field (`entries[2].args[0].dtype`), built as the reader descends.
+#include "runtime/artifact/Manifest.h"
+
+#include "runtime/checkpoint/StrictJson.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace linnet::rt {
+
+using nlohmann::json;
+
+std::string_view stateAccessName(StateAccess access) {
+  switch (access) {
+  case StateAccess::None:
+    return "none";
+  case StateAccess::Read:
+    return "read";
+  case StateAccess::Write:
+    return "write";
+  }
+  return "none";
+}
+
+const ArgSpec *EntrySpec::findArg(std::string_view argName) const {
+  for (const ArgSpec &arg : args)
+    if (arg.name == argName)
+      return &arg;
+  return nullptr;
+}
+
+const EntrySpec *Manifest::findEntry(std::string_view name) const {
+  for (const EntrySpec &entry : entries)
+    if (entry.name == name)
+      return &entry;
+  return nullptr;
+}
+
+const GenericValue *Manifest::findGeneric(std::string_view name) const {
+  for (const GenericValue &generic : generics)
+    if (generic.name == name)
+      return &generic;
+  return nullptr;
+}
+
+DimEnv Manifest::genericDims() const {
+  DimEnv env;
+  for (const GenericValue &generic : generics)
+    if (generic.dim)
+      env.emplace(generic.name, *generic.dim);
+  return env;
+}
+
+namespace {
+
+// Reads one manifest; `source` prefixes every message.
+class ManifestReader {
+public:
+  explicit ManifestReader(std::string_view source) : source_(source) {}
+
+  Expected<Manifest> read(const json &root);
+
+private:
+  template <typename... Args>
+  Error fail(const std::string &where, fmt::format_string<Args...> format, Args &&...args) const {
+    return makeError("{}: manifest: {}{}{}", source_, where, where.empty() ? "" : ": ",
+                     fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  Status checkObject(const json &value, const std::string &where,
+                     std::initializer_list<std::string_view> allowed) const {
+    if (!value.is_object())
+      return fail(where, "expected an object");
+    for (const auto &item : value.items())
+      if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
+        return fail(where, "unknown key {}", jsonQuoted(item.key()));
+    return Status::success();
+  }
+
+  static std::string join(const std::string &where, std::string_view key) {
+    return where.empty() ? std::string(key) : where + "." + std::string(key);
+  }
+
+  Expected<const json *> member(const json &object, std::string_view key, const std::string &where,
+                                bool required) const {
+    auto it = object.find(key);
+    if (it == object.end()) {
+      if (required)
+        return fail(where, "missing `{}`", key);
+      return static_cast<const json *>(nullptr);
+    }
+    return &*it;
+  }
+
+  Expected<std::string> string(const json &object, std::string_view key, const std::string &where,
+                               bool required) const {
+    Expected<const json *> value = member(object, key, where, required);
+    if (!value)
+      return value.error();
+    if (!*value)
+      return std::string();
+    if (!(*value)->is_string())
+      return fail(join(where, key), "expected a string");
+    return (*value)->get<std::string>();
+  }
+
+  Expected<const json *> array(const json &object, std::string_view key, const std::string &where,
+                               bool required) const {
+    Expected<const json *> value = member(object, key, where, required);
+    if (!value || !*value)
+      return value;
+    if (!(*value)->is_array())
+      return fail(join(where, key), "expected an array");
+    if ((*value)->size() > Manifest::kMaxListLength)
+      return fail(join(where, key), "more than {} items", Manifest::kMaxListLength);
+    return value;
+  }
+
+  Expected<DType> dtype(const json &object, const std::string &where) const {
+    Expected<std::string> name = string(object, "dtype", where, true);
+    if (!name)
+      return name.error();
+    std::optional<DType> parsed = dtypeFromName(*name);
+    if (!parsed)
+      return fail(join(where, "dtype"), "unknown dtype {}", jsonQuoted(*name));
+    return *parsed;
+  }
+
+  Expected<std::int64_t> nonNegativeInteger(const json &value, const std::string &where) const {
+    if (value.is_number_unsigned()) {
+      auto v = value.get<std::uint64_t>();
+      if (v > static_cast<std::uint64_t>(INT64_MAX))
+        return fail(where, "integer too large");
+      return static_cast<std::int64_t>(v);
+    }
+    if (value.is_number_integer()) {
+      auto v = value.get<std::int64_t>();
+      if (v < 0)
+        return fail(where, "{} is negative", v);
+      return v;
+    }
+    return fail(where, "expected a non-negative integer");
+  }
+
+  // A concrete shape: non-negative integers whose product (times the
+  // element size) fits in 64 bits.
+  Expected<std::vector<std::int64_t>> concreteShape(const json &object, const std::string &where,
+                                                    DType elementType) const {
+    Expected<const json *> list = array(object, "shape", where, true);
+    if (!list)
+      return list.error();
+    const std::string at = join(where, "shape");
+    if ((*list)->size() > Manifest::kMaxRank)
+      return fail(at, "rank {} exceeds the limit of {}", (*list)->size(), Manifest::kMaxRank);
+    std::vector<std::int64_t> shape;
+    std::uint64_t bytes = dtypeSize(elementType);
+    for (std::size_t i = 0; i < (*list)->size(); ++i) {
+      Expected<std::int64_t> dim = nonNegativeInteger((**list)[i], fmt::format("{}[{}]", at, i));
+      if (!dim)
+        return dim.error();
+      if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(*dim), &bytes))
+        return fail(at, "the byte size overflows");
+      shape.push_back(*dim);
+    }
+    return shape;
+  }
+
+  Expected<DimExpr> expression(const json &value, const std::string &where, const std::set<std::string> &names) const {
+    if (!value.is_string())
+      return fail(where, "expected a string (an integer, a dim name or an expression)");
+    Expected<DimExpr> expr = DimExpr::parse(value.get<std::string>());
+    if (!expr)
+      return fail(where, "{}", expr.message());
+    for (const std::string &name : expr->names())
+      if (!names.count(name))
+        return fail(where, "`{}` is neither a dim of the entry nor an integer generic", name);
+    return expr;
+  }
+
+  Expected<std::vector<DimExpr>> expressionShape(const json &object, const std::string &where,
+                                                 const std::set<std::string> &names) const {
+    Expected<const json *> list = array(object, "shape", where, true);
+    if (!list)
+      return list.error();
+    const std::string at = join(where, "shape");
+    if ((*list)->size() > Manifest::kMaxRank)
+      return fail(at, "rank {} exceeds the limit of {}", (*list)->size(), Manifest::kMaxRank);
+    std::vector<DimExpr> shape;
+    for (std::size_t i = 0; i < (*list)->size(); ++i) {
+      Expected<DimExpr> expr = expression((**list)[i], fmt::format("{}[{}]", at, i), names);
+      if (!expr)
+        return expr.error();
+      shape.push_back(std::move(*expr));
+    }
+    return shape;
+  }
+
+  Status readTarget(const json &root, Manifest &out) const;
+  Status readSource(const json &root, Manifest &out) const;
+  Status readGenerics(const json &root, Manifest &out) const;
+  Status readParameters(const json &root, Manifest &out) const;
+  Status readState(const json &root, Manifest &out) const;
+  Expected<EntrySpec> readEntry(const json &value, const std::string &where, const Manifest &manifest) const;
+  Status readChecks(const json &entryJson, const std::string &where, const std::set<std::string> &names,
+                    EntrySpec &entry) const;
+
+  std::string_view source_;
+};
+
+Status ManifestReader::readTarget(const json &root, Manifest &out) const {
+  Expected<const json *> target = member(root, "target", "", true);
+  if (!target)
+    return target.status();
+  const json &t = **target;
+  if (Status s = checkObject(t, "target", {"kind", "triple", "cpu", "features"}); !s)
+    return s;
+  Expected<std::string> kind = string(t, "kind", "target", true);
+  if (!kind)
+    return kind.status();
+  if (*kind != "cpu")
+    return fail("target.kind", "unsupported target kind {} (this runtime runs \"cpu\")", jsonQuoted(*kind));
+  Expected<std::string> triple = string(t, "triple", "target", true);
+  Expected<std::string> cpu = string(t, "cpu", "target", false);
+  Expected<std::string> features = string(t, "features", "target", false);
+  for (auto *field : {&triple, &cpu, &features})
+    if (!*field)
+      return field->status();
+  out.target = {*kind, *triple, *cpu, *features};
+  return Status::success();
+}
+
+Status ManifestReader::readSource(const json &root, Manifest &out) const {
+  Expected<const json *> source = member(root, "source", "", false);
+  if (!source)
+    return source.status();
+  if (!*source)
+    return Status::success();
+  if (Status s = checkObject(**source, "source", {"package", "block", "hash"}); !s)
+    return s;
+  Expected<std::string> package = string(**source, "package", "source", false);
+  Expected<std::string> block = string(**source, "block", "source", false);
+  Expected<std::string> hash = string(**source, "hash", "source", false);
+  for (auto *field : {&package, &block, &hash})
+    if (!*field)
+      return field->status();
+  out.source = {*package, *block, *hash};
+  return Status::success();
+}
+
+Status ManifestReader::readGenerics(const json &root, Manifest &out) const {
+  Expected<const json *> generics = member(root, "generics", "", false);
+  if (!generics)
+    return generics.status();
+  if (!*generics)
+    return Status::success();
+  if (!(*generics)->is_object())
+    return fail("generics", "expected an object");
+  for (const auto &item : (*generics)->items()) {
+    std::string where = "generics." + item.key();
+    if (!isIdentifier(item.key()))
+      return fail("generics", "{} is not a valid name", jsonQuoted(item.key()));
+    GenericValue generic{item.key(), std::nullopt, std::nullopt};
+    if (item.value().is_string()) {
+      std::optional<DType> parsed = dtypeFromName(item.value().get<std::string>());
+      if (!parsed)
+        return fail(where, "unknown dtype {}", jsonQuoted(item.value().get<std::string>()));
+      generic.dtype = *parsed;
+    } else {
+      Expected<std::int64_t> dim = nonNegativeInteger(item.value(), where);
+      if (!dim)
+        return fail(where, "expected a non-negative integer (a dim) or a dtype name");
+      generic.dim = *dim;
+    }
+    out.generics.push_back(std::move(generic));
+  }
+  return Status::success();
+}
+
+Status ManifestReader::readParameters(const json &root, Manifest &out) const {
+  Expected<const json *> list = array(root, "parameters", "", false);
+  if (!list)
+    return list.status();
+  if (!*list)
+    return Status::success();
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < (*list)->size(); ++i) {
+    const json &p = (**list)[i];
+    std::string where = fmt::format("parameters[{}]", i);
+    if (Status s = checkObject(p, where, {"path", "tensor", "dtype", "shape"}); !s)
+      return s;
+    Expected<std::string> path = string(p, "path", where, true);
+    if (!path)
+      return path.status();
+    if (path->empty())
+      return fail(where + ".path", "empty path");
+    if (!paths.insert(*path).second)
+      return fail(where + ".path", "{} is listed twice", jsonQuoted(*path));
+    ParameterSpec spec{*path, std::nullopt, DType::F32, {}};
+    if (p.contains("tensor")) {
+      Expected<std::string> tensor = string(p, "tensor", where, true);
+      if (!tensor)
+        return tensor.status();
+      if (tensor->empty())
+        return fail(where + ".tensor", "empty tensor name");
+      spec.tensor = *tensor;
+    }
+    Expected<DType> type = dtype(p, where);
+    if (!type)
+      return type.status();
+    spec.dtype = *type;
+    Expected<std::vector<std::int64_t>> shape = concreteShape(p, where, spec.dtype);
+    if (!shape)
+      return shape.status();
+    spec.shape = std::move(*shape);
+    out.parameters.push_back(std::move(spec));
+  }
+  return Status::success();
+}
+
+Status ManifestReader::readState(const json &root, Manifest &out) const {
+  Expected<const json *> list = array(root, "state", "", false);
+  if (!list)
+    return list.status();
+  if (!*list)
+    return Status::success();
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < (*list)->size(); ++i) {
+    const json &s = (**list)[i];
+    std::string where = fmt::format("state[{}]", i);
+    if (Status st = checkObject(s, where, {"path", "dtype", "shape"}); !st)
+      return st;
+    Expected<std::string> path = string(s, "path", where, true);
+    if (!path)
+      return path.status();
+    if (path->empty())
+      return fail(where + ".path", "empty path");
+    if (!paths.insert(*path).second)
+      return fail(where + ".path", "{} is listed twice", jsonQuoted(*path));
+    Expected<DType> type = dtype(s, where);
+    if (!type)
+      return type.status();
+    Expected<std::vector<std::int64_t>> shape = concreteShape(s, where, *type);
+    if (!shape)
+      return shape.status();
+    out.state.push_back({*path, *type, std::move(*shape)});
+  }
+  return Status::success();
+}
+
+Status ManifestReader::readChecks(const json &entryJson, const std::string &where,
+                                  const std::set<std::string> &names, EntrySpec &entry) const {
+  Expected<const json *> list = array(entryJson, "checks", where, false);
+  if (!list)
+    return list.status();
+  if (!*list)
+    return Status::success();
+  for (std::size_t i = 0; i < (*list)->size(); ++i) {
+    const json &c = (**list)[i];
+    std::string at = fmt::format("{}.checks[{}]", where, i);
+    if (Status s = checkObject(c, at, {"arg", "kind", "min", "max"}); !s)
+      return s;
+    Expected<std::string> kind = string(c, "kind", at, true);
+    if (!kind)
+      return kind.status();
+    if (*kind != "range")
+      return fail(at + ".kind", "unknown check kind {} (this runtime knows \"range\")", jsonQuoted(*kind));
+    Expected<std::string> arg = string(c, "arg", at, true);
+    if (!arg)
+      return arg.status();
+    const ArgSpec *spec = entry.findArg(*arg);
+    if (!spec)
+      return fail(at + ".arg", "{} is not an argument of the entry", jsonQuoted(*arg));
+    ValueCheck check{ValueCheckKind::Range, *arg, static_cast<std::size_t>(spec - entry.args.data()),
+                     std::nullopt, std::nullopt};
+    if (spec->dtype == DType::Bool)
+      return fail(at + ".arg", "a range check needs a numeric argument, `{}` is bool", *arg);
+    for (auto [key, slot] : {std::pair{"min", &check.min}, std::pair{"max", &check.max}}) {
+      if (!c.contains(key))
+        continue;
+      Expected<DimExpr> bound = expression(c[key], at + "." + key, names);
+      if (!bound)
+        return bound.status();
+      *slot = std::move(*bound);
+    }
+    if (!check.min && !check.max)
+      return fail(at, "a range check needs `min` or `max`");
+    entry.checks.push_back(std::move(check));
+  }
+  return Status::success();
+}
+
+Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &where,
+                                              const Manifest &manifest) const {
+  if (Status s = checkObject(e, where, {"name", "symbol", "dims", "args", "results", "state", "checks"}); !s)
+    return s.error();
+  EntrySpec entry;
+  Expected<std::string> name = string(e, "name", where, true);
+  if (!name)
+    return name.error();
+  if (!isIdentifier(*name))
+    return fail(where + ".name", "{} is not a valid entry name", jsonQuoted(*name));
+  entry.name = *name;
+  Expected<std::string> symbol = string(e, "symbol", where, true);
+  if (!symbol)
+    return symbol.error();
+  if (!isIdentifier(*symbol))
+    return fail(where + ".symbol", "{} is not a valid C symbol", jsonQuoted(*symbol));
+  entry.symbol = *symbol;
+
+  // Names an expression may use: the entry's dims and the integer generics.
+  std::set<std::string> names;
+  for (const GenericValue &generic : manifest.generics)
+    if (generic.dim)
+      names.insert(generic.name);
+  Expected<const json *> dims = array(e, "dims", where, false);
+  if (!dims)
+    return dims.error();
+  if (*dims) {
+    for (std::size_t i = 0; i < (*dims)->size(); ++i) {
+      const json &d = (**dims)[i];
+      std::string at = fmt::format("{}.dims[{}]", where, i);
+      if (!d.is_string() || !isIdentifier(d.get<std::string>()))
+        return fail(at, "expected a dim name");
+      std::string dim = d.get<std::string>();
+      if (manifest.findGeneric(dim))
+        return fail(at, "`{}` is also a generic of the model", dim);
+      if (!names.insert(dim).second)
+        return fail(at, "`{}` is listed twice", dim);
+      entry.dims.push_back(dim);
+    }
+  }
+
+  Expected<const json *> args = array(e, "args", where, true);
+  if (!args)
+    return args.error();
+  for (std::size_t i = 0; i < (*args)->size(); ++i) {
+    const json &a = (**args)[i];
+    std::string at = fmt::format("{}.args[{}]", where, i);
+    if (Status s = checkObject(a, at, {"name", "dtype", "shape"}); !s)
+      return s.error();
+    Expected<std::string> argName = string(a, "name", at, true);
+    if (!argName)
+      return argName.error();
+    if (!isIdentifier(*argName))
+      return fail(at + ".name", "{} is not a valid argument name", jsonQuoted(*argName));
+    if (entry.findArg(*argName))
+      return fail(at + ".name", "`{}` is listed twice", *argName);
+    Expected<DType> type = dtype(a, at);
+    if (!type)
+      return type.error();
+    Expected<std::vector<DimExpr>> shape = expressionShape(a, at, names);
+    if (!shape)
+      return shape.error();
+    entry.args.push_back({*argName, *type, std::move(*shape)});
+  }
+
+  Expected<const json *> results = array(e, "results", where, true);
+  if (!results)
+    return results.error();
+  for (std::size_t i = 0; i < (*results)->size(); ++i) {
+    const json &r = (**results)[i];
+    std::string at = fmt::format("{}.results[{}]", where, i);
+    if (Status s = checkObject(r, at, {"dtype", "shape"}); !s)
+      return s.error();
+    Expected<DType> type = dtype(r, at);
+    if (!type)
+      return type.error();
+    Expected<std::vector<DimExpr>> shape = expressionShape(r, at, names);
+    if (!shape)
+      return shape.error();
+    entry.results.push_back({*type, std::move(*shape)});
+  }
+
+  Expected<std::string> state = string(e, "state", where, true);
+  if (!state)
+    return state.error();
+  if (*state == "none")
+    entry.state = StateAccess::None;
+  else if (*state == "read")
+    entry.state = StateAccess::Read;
+  else if (*state == "write")
+    entry.state = StateAccess::Write;
+  else
+    return fail(where + ".state", "expected \"none\", \"read\" or \"write\", not {}", jsonQuoted(*state));
+
+  if (Status s = readChecks(e, where, names, entry); !s)
+    return s.error();
+  return entry;
+}
+
+Expected<Manifest> ManifestReader::read(const json &root) {
+  if (Status s = checkObject(root, "",
+                             {"format", "version", "target", "source", "generics", "parameters", "state", "entries"});
+      !s)
+    return s.error();
+  Expected<std::string> format = string(root, "format", "", true);
+  if (!format)
+    return format.error();
+  if (*format != kManifestFormat)
+    return fail("format", "expected \"{}\", not {}", kManifestFormat, jsonQuoted(*format));
+  Expected<const json *> version = member(root, "version", "", true);
+  if (!version)
+    return version.error();
+  if (!(*version)->is_number_integer())
+    return fail("version", "expected an integer");
+  if ((*version)->get<std::int64_t>() != kManifestVersion || (*version)->is_number_float())
+    return fail("version", "manifest version {} is not supported (this runtime reads version {})",
+                (*version)->dump(), kManifestVersion);
+
+  Manifest manifest;
+  for (auto step : {&ManifestReader::readTarget, &ManifestReader::readSource, &ManifestReader::readGenerics,
+                    &ManifestReader::readParameters, &ManifestReader::readState})
+    if (Status s = (this->*step)(root, manifest); !s)
+      return s.error();
+
+  Expected<const json *> entries = array(root, "entries", "", true);
+  if (!entries)
+    return entries.error();
+  std::set<std::string> entryNames, symbols;
+  for (std::size_t i = 0; i < (*entries)->size(); ++i) {
+    std::string where = fmt::format("entries[{}]", i);
+    Expected<EntrySpec> entry = readEntry((**entries)[i], where, manifest);
+    if (!entry)
+      return entry.error();
+    if (!entryNames.insert(entry->name).second)
+      return fail(where + ".name", "entry `{}` is listed twice", entry->name);
+    if (!symbols.insert(entry->symbol).second)
+      return fail(where + ".symbol", "symbol `{}` is used by two entries", entry->symbol);
+    manifest.entries.push_back(std::move(*entry));
+  }
+  return manifest;
+}
+
+} // namespace
+
+Expected<Manifest> parseManifest(std::string_view json, std::string_view sourceName) {
+  std::string name = fmt::format("{}: manifest", sourceName);
+  Expected<nlohmann::json> root = parseStrictJson(json, name);
+  if (!root)
+    return root.error();
+  return ManifestReader(sourceName).read(*root);
+}
+
+} // namespace linnet::rt

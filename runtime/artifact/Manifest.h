@@ -1,0 +1,119 @@
+// The manifest of an artifact (docs/abi.md), parsed into plain structs.
+//
+// parseManifest() validates everything before returning: the format name
+// and version, every field's type, that names are identifiers and unique
+// (entries, dims, arguments, generics; parameter and state paths), dtypes
+// (rt::DType names), concrete shapes (non-negative, rank <= kMaxRank, byte
+// sizes without overflow), and that every dim expression of an entry parses
+// and names only that entry's dims or the manifest's integer generics.
+// Unknown keys are errors too, so a field the runtime does not understand is
+// never silently ignored. After a successful parse, nothing in a Manifest
+// needs checking again.
+//
+// A Manifest is a plain value (copyable, no pointers into the JSON text).
+#pragma once
+
+#include "runtime/artifact/DimExpr.h"
+#include "runtime/state/StateBuffers.h"
+#include "runtime/support/DType.h"
+#include "runtime/support/Status.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace linnet::rt {
+
+inline constexpr std::string_view kManifestFormat = "linnet-artifact";
+inline constexpr std::int64_t kManifestVersion = 1;
+
+struct TargetSpec {
+  std::string kind;     // "cpu"
+  std::string triple;   // e.g. "x86_64-unknown-linux-gnu"
+  std::string cpu;      // may be empty
+  std::string features; // comma-separated "+name"/"-name"; may be empty
+};
+
+struct SourceSpec {
+  std::string package, block, hash; // informational; may be empty
+};
+
+// A root generic as bound at build time: a dim (integer) or a dtype.
+struct GenericValue {
+  std::string name;
+  std::optional<std::int64_t> dim; // set for a dim generic
+  std::optional<DType> dtype;      // set for a dtype generic
+};
+
+struct ParameterSpec {
+  std::string path;                  // the model's name for it
+  std::optional<std::string> tensor; // the checkpoint's name; absent without a checkpoint
+  DType dtype;
+  std::vector<std::int64_t> shape;
+};
+
+struct ArgSpec {
+  std::string name;
+  DType dtype;
+  std::vector<DimExpr> shape; // one per axis; empty for a scalar
+};
+
+struct ResultSpec {
+  DType dtype;
+  std::vector<DimExpr> shape;
+};
+
+enum class StateAccess : std::uint8_t { None, Read, Write };
+std::string_view stateAccessName(StateAccess access);
+
+// A rule on an argument's values, checked before the entry runs (the
+// manifest's `entries[].checks`, an extension documented in docs/abi.md).
+enum class ValueCheckKind : std::uint8_t {
+  Range, // every element e satisfies min <= e < max (either bound optional)
+};
+struct ValueCheck {
+  ValueCheckKind kind;
+  std::string arg;            // the argument's name
+  std::size_t argIndex;       // its index in EntrySpec::args
+  std::optional<DimExpr> min; // inclusive
+  std::optional<DimExpr> max; // exclusive
+};
+
+struct EntrySpec {
+  std::string name;
+  std::string symbol;
+  std::vector<std::string> dims;
+  std::vector<ArgSpec> args;
+  std::vector<ResultSpec> results;
+  StateAccess state = StateAccess::None;
+  std::vector<ValueCheck> checks;
+
+  const ArgSpec *findArg(std::string_view argName) const;
+};
+
+struct Manifest {
+  static constexpr std::size_t kMaxRank = 16;
+  static constexpr std::size_t kMaxListLength = 1 << 20; // parameters, entries, ... each
+
+  std::int64_t version = kManifestVersion;
+  TargetSpec target;
+  SourceSpec source;
+  std::vector<GenericValue> generics;
+  std::vector<ParameterSpec> parameters;
+  std::vector<StateSpec> state;
+  std::vector<EntrySpec> entries;
+
+  const EntrySpec *findEntry(std::string_view name) const;
+  const GenericValue *findGeneric(std::string_view name) const;
+  // The integer generics, as the environment dim expressions start from.
+  DimEnv genericDims() const;
+};
+
+// Parses and validates `json`. `sourceName` (e.g. the artifact's path)
+// prefixes every message, which also names the field: "x.lnpkg: manifest:
+// entries[0].args[1].shape[0]: ...".
+Expected<Manifest> parseManifest(std::string_view json, std::string_view sourceName);
+
+} // namespace linnet::rt

@@ -1,0 +1,107 @@
+// Implementation of ShapeMatch.h.
+#include "runtime/artifact/ShapeMatch.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace linnet::rt {
+
+std::string formatShapeExprs(std::span<const DimExpr> shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + shape[i].text();
+  return out + "]";
+}
+
+Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
+                             std::span<const std::vector<std::int64_t>> argShapes, const DimEnv &binds) {
+  if (argShapes.size() != entry.args.size())
+    return makeError("entry `{}` takes {} arguments, not {}", entry.name, entry.args.size(), argShapes.size());
+  for (std::size_t a = 0; a < entry.args.size(); ++a)
+    if (argShapes[a].size() != entry.args[a].shape.size())
+      return makeError("argument `{}` has rank {} but entry `{}` expects rank {} {}", entry.args[a].name,
+                       argShapes[a].size(), entry.name, entry.args[a].shape.size(),
+                       formatShapeExprs(entry.args[a].shape));
+
+  DimEnv env = manifest.genericDims();
+  // Binds of generics must agree with the build; other binds must be dims.
+  for (const auto &[name, value] : binds) {
+    if (const GenericValue *generic = manifest.findGeneric(name)) {
+      if (!generic->dim)
+        return makeError("`{}` is a dtype generic; it cannot be bound to {}", name, value);
+      if (*generic->dim != value)
+        return makeError("the artifact was built with {} = {}; it cannot run with {} = {} (rebuild it)", name,
+                         *generic->dim, name, value);
+      continue;
+    }
+    if (std::find(entry.dims.begin(), entry.dims.end(), name) == entry.dims.end())
+      return makeError("`{}` is not a dim of entry `{}` (its dims: {})", name, entry.name,
+                       entry.dims.empty() ? std::string("none") : fmt::format("{}", fmt::join(entry.dims, ", ")));
+  }
+
+  for (const std::string &dim : entry.dims) {
+    // 1. From the first axis that is exactly this name.
+    bool bound = false;
+    for (std::size_t a = 0; a < entry.args.size() && !bound; ++a) {
+      for (std::size_t axis = 0; axis < entry.args[a].shape.size(); ++axis) {
+        std::optional<std::string_view> name = entry.args[a].shape[axis].asName();
+        if (!name || *name != dim)
+          continue;
+        std::int64_t size = argShapes[a][axis];
+        if (size < 0 || size > kMaxDim)
+          return makeError("argument `{}` axis {} is {}, outside 0..{}", entry.args[a].name, axis, size, kMaxDim);
+        auto bind = binds.find(dim);
+        if (bind != binds.end() && bind->second != size)
+          return makeError("bind {} = {} disagrees with argument `{}` axis {}, which is {}", dim, bind->second,
+                           entry.args[a].name, axis, size);
+        env[dim] = size;
+        bound = true;
+        break;
+      }
+    }
+    if (bound)
+      continue;
+    // 2. From the caller's binds.
+    auto bind = binds.find(dim);
+    if (bind == binds.end())
+      return makeError("dim `{}` of entry `{}` is not fixed by any argument; bind it (`{}=N`)", dim, entry.name, dim);
+    if (bind->second < 0 || bind->second > kMaxDim)
+      return makeError("bind {} = {} is outside 0..{}", dim, bind->second, kMaxDim);
+    env[dim] = bind->second;
+  }
+
+  // 3. Every axis of every argument.
+  for (std::size_t a = 0; a < entry.args.size(); ++a) {
+    const ArgSpec &arg = entry.args[a];
+    for (std::size_t axis = 0; axis < arg.shape.size(); ++axis) {
+      Expected<std::int64_t> expected = arg.shape[axis].evaluate(env);
+      if (!expected)
+        return makeError("argument `{}` axis {}: {}", arg.name, axis, expected.message());
+      if (argShapes[a][axis] != *expected) {
+        const DimExpr &expr = arg.shape[axis];
+        bool literal = expr.names().empty();
+        return makeError("argument `{}` has shape [{}]: axis {} is {} but must be {}{}", arg.name,
+                         fmt::join(argShapes[a], ", "), axis, argShapes[a][axis], expr.text(),
+                         literal ? std::string() : fmt::format(" = {}", *expected));
+      }
+    }
+  }
+  return env;
+}
+
+Expected<std::vector<std::int64_t>> evaluateShape(std::span<const DimExpr> shape, const DimEnv &env,
+                                                  std::string_view what) {
+  std::vector<std::int64_t> out;
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    Expected<std::int64_t> size = shape[axis].evaluate(env);
+    if (!size)
+      return makeError("{} axis {}: {}", what, axis, size.message());
+    if (*size < 0)
+      return makeError("{} axis {}: {} = {} is negative", what, axis, shape[axis].text(), *size);
+    out.push_back(*size);
+  }
+  return out;
+}
+
+} // namespace linnet::rt

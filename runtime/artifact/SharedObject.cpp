@@ -1,0 +1,148 @@
+// Loading a shared object from memory (see SharedObject.h).
+#include "runtime/artifact/SharedObject.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+namespace linnet::rt {
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr std::uint16_t kHostMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr std::uint16_t kHostMachine = EM_AARCH64;
+#else
+#error "unsupported host architecture"
+#endif
+
+Status checkElf(std::span<const std::byte> bytes, std::string_view source) {
+  if (bytes.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0)
+    return makeError("{}: the native code is not an ELF file", source);
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB)
+    return makeError("{}: the native code is not a 64-bit little-endian ELF file", source);
+  if (header.e_type != ET_DYN)
+    return makeError("{}: the native code is not a shared object (ELF type {})", source, header.e_type);
+  if (header.e_machine != kHostMachine)
+    return makeError("{}: the native code is for another machine (ELF machine {}, this host is {})", source,
+                     header.e_machine, kHostMachine);
+  return Status::success();
+}
+
+Status writeAll(int fd, std::span<const std::byte> bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return makeError("{}", std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Expected<SharedObject> SharedObject::load(std::span<const std::byte> bytes, std::string_view sourceName) {
+  if (Status s = checkElf(bytes, sourceName); !s)
+    return s.error();
+  SharedObject out;
+  out.sourceName_ = std::string(sourceName);
+  std::string path;
+  int fd = memfd_create("linnet-artifact", MFD_CLOEXEC);
+  bool temporary = false;
+  if (fd < 0) {
+    // No memfd (old kernel, seccomp): a private temporary file instead.
+    std::string tmpl = (std::filesystem::temp_directory_path() / "linnet-artifact-XXXXXX").string();
+    fd = mkostemp(tmpl.data(), O_CLOEXEC);
+    if (fd < 0)
+      return makeError("{}: cannot create a file for the native code: {}", sourceName, std::strerror(errno));
+    path = tmpl;
+    temporary = true;
+  } else {
+    path = "/proc/self/fd/" + std::to_string(fd);
+  }
+  out.fd_ = fd;
+  if (!temporary)
+    out.path_ = path;
+  if (Status s = writeAll(fd, bytes); !s) {
+    if (temporary)
+      unlink(path.c_str());
+    return makeError("{}: cannot write the native code: {}", sourceName, s.message());
+  }
+  dlerror();
+  out.handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (temporary)
+    unlink(path.c_str());
+  if (!out.handle_) {
+    const char *reason = dlerror();
+    return makeError("{}: cannot load the native code: {}", sourceName, reason ? reason : "unknown error");
+  }
+  return out;
+}
+
+SharedObject::SharedObject(SharedObject &&other) noexcept
+    : handle_(std::exchange(other.handle_, nullptr)), fd_(std::exchange(other.fd_, -1)),
+      path_(std::move(other.path_)), sourceName_(std::move(other.sourceName_)) {
+  other.path_.clear();
+}
+
+SharedObject &SharedObject::operator=(SharedObject &&other) noexcept {
+  if (this != &other) {
+    release();
+    handle_ = std::exchange(other.handle_, nullptr);
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::exchange(other.path_, std::string());
+    sourceName_ = std::move(other.sourceName_);
+  }
+  return *this;
+}
+
+SharedObject::~SharedObject() { release(); }
+
+void SharedObject::release() noexcept {
+  bool stillLoaded = false;
+  if (handle_) {
+    dlclose(handle_);
+    // A library marked NODELETE (e.g. one with STB_GNU_UNIQUE symbols) stays
+    // loaded under its name "/proc/self/fd/N". Closing N would let a later
+    // memfd reuse the number, and dlopen would then hand back this old
+    // library; so its descriptor is kept open for the life of the process.
+    if (!path_.empty()) {
+      if (void *again = dlopen(path_.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+        stillLoaded = true;
+        dlclose(again);
+      }
+    }
+  }
+  if (fd_ >= 0 && !stillLoaded)
+    close(fd_);
+  handle_ = nullptr;
+  fd_ = -1;
+  path_.clear();
+}
+
+Expected<void *> SharedObject::symbol(const std::string &name) const {
+  if (!handle_)
+    return makeError("{}: no native code is loaded", sourceName_);
+  dlerror();
+  void *address = dlsym(handle_, name.c_str());
+  if (!address)
+    return makeError("{}: the native code has no symbol `{}`", sourceName_, name);
+  return address;
+}
+
+} // namespace linnet::rt

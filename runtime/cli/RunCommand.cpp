@@ -1,0 +1,319 @@
+// Implementation of RunCommand.h.
+//
+// The command line is turned into a list of PlannedCalls (entry, argument
+// values as JSON or .npy paths, binds) before anything is loaded beyond
+// what parsing needs; then each call's values are converted with the
+// entry's dtypes and ranks, checked and run in turn.
+#include "runtime/cli/RunCommand.h"
+
+#include "runtime/checkpoint/MappedFile.h"
+#include "runtime/checkpoint/StrictJson.h"
+#include "runtime/io/Npy.h"
+#include "runtime/io/SafeTensorsWriter.h"
+#include "runtime/io/TensorLiteral.h"
+#include "runtime/io/TensorPrinter.h"
+
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <filesystem>
+#include <set>
+#include <string>
+
+namespace linnet::rt {
+
+namespace {
+
+using nlohmann::json;
+
+// One argument value before conversion: a JSON value or a .npy file.
+struct PlannedValue {
+  std::optional<json> literal;
+  std::optional<std::filesystem::path> npyPath;
+};
+
+struct PlannedCall {
+  std::string entry;
+  std::vector<std::pair<std::string, PlannedValue>> args;
+  std::vector<std::pair<std::string, json>> binds; // number, or a dtype name
+};
+
+// An error that maps to an exit code.
+struct Failure {
+  int code;
+  std::string message;
+};
+
+Expected<std::pair<std::string, std::string>> splitAssignment(const std::string &text, std::string_view flag) {
+  std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return makeError("{} expects NAME=VALUE, got `{}`", flag, text);
+  return std::pair{text.substr(0, eq), text.substr(eq + 1)};
+}
+
+// "8" -> 8; "bf16" stays a string (a dtype generic).
+json bindValueFromText(const std::string &text) {
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc() && end == text.data() + text.size())
+    return value;
+  return text;
+}
+
+// Binds in the form Session::call takes: integer values; dtype generics are
+// compared here with the build.
+Expected<DimEnv> resolveBinds(const Manifest &manifest, const EntrySpec &entry,
+                              const std::vector<std::pair<std::string, json>> &binds, bool onlyRelevant) {
+  DimEnv env;
+  for (const auto &[name, value] : binds) {
+    const GenericValue *generic = manifest.findGeneric(name);
+    bool isDim = std::find(entry.dims.begin(), entry.dims.end(), name) != entry.dims.end();
+    if (onlyRelevant && !generic && !isDim)
+      continue;
+    if (generic && generic->dtype) {
+      std::string given = value.is_string() ? value.get<std::string>() : value.dump();
+      if (given != dtypeName(*generic->dtype))
+        return makeError("the artifact was built with {} = {}; it cannot run with {} = {} (rebuild it)", name,
+                         dtypeName(*generic->dtype), name, given);
+      continue;
+    }
+    if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX))
+      return makeError("bind {}: expected an integer, got {}", name, value.dump());
+    env[name] = value.get<std::int64_t>();
+  }
+  return env;
+}
+
+class Runner {
+public:
+  explicit Runner(const RunOptions &options) : options_(options) {}
+
+  int run() {
+    std::optional<Failure> failure = runOrFail();
+    if (!failure)
+      return kExitOk;
+    std::fprintf(options_.err, "%s: error: %s\n", options_.toolName.c_str(), failure->message.c_str());
+    if (failure->code == kExitUsage)
+      std::fprintf(options_.err, "run `%s --help` for the command line\n", options_.toolName.c_str());
+    return failure->code;
+  }
+
+private:
+  static Failure usage(std::string message) { return {kExitUsage, std::move(message)}; }
+  static Failure input(std::string message) { return {kExitInputError, std::move(message)}; }
+
+  std::optional<Failure> runOrFail() {
+    if (options_.prompt)
+      return usage("--prompt is not supported yet (generation from text comes later)");
+    if (options_.artifactPath.empty() && !options_.artifactImage)
+      return usage("no artifact given");
+    if (options_.entry && options_.callsFile)
+      return usage("give either --entry or --calls, not both");
+    if (!options_.entry && !options_.callsFile)
+      return usage("give --entry NAME (with --arg NAME=VALUE...) or --calls FILE.json");
+    if (options_.callsFile && !options_.args.empty())
+      return usage("--arg goes with --entry; with --calls the arguments are in the file");
+    if (options_.outFile && std::filesystem::path(*options_.outFile).extension() != ".safetensors")
+      return usage(fmt::format("--out {}: the file name must end in .safetensors", *options_.outFile));
+
+    // The command line first, so usage errors come before any loading.
+    std::vector<std::pair<std::string, json>> globalBinds;
+    for (const std::string &text : options_.binds) {
+      Expected<std::pair<std::string, std::string>> bind = splitAssignment(text, "--bind");
+      if (!bind)
+        return usage(bind.message());
+      if (!isIdentifier(bind->first))
+        return usage(fmt::format("--bind {}: `{}` is not a name", text, bind->first));
+      globalBinds.emplace_back(bind->first, bindValueFromText(bind->second));
+    }
+    std::vector<PlannedCall> calls;
+    if (options_.entry) {
+      PlannedCall call{*options_.entry, {}, {}};
+      std::set<std::string> seen;
+      for (const std::string &text : options_.args) {
+        Expected<std::pair<std::string, std::string>> arg = splitAssignment(text, "--arg");
+        if (!arg)
+          return usage(arg.message());
+        if (!seen.insert(arg->first).second)
+          return usage(fmt::format("--arg {} is given twice", arg->first));
+        PlannedValue value;
+        if (!arg->second.empty() && arg->second[0] == '@') {
+          value.npyPath = arg->second.substr(1);
+        } else {
+          Expected<json> parsed = parseStrictJson(arg->second, "value");
+          if (!parsed)
+            return input(fmt::format("--arg {}: not a number or a nested list: `{}`", arg->first, arg->second));
+          value.literal = std::move(*parsed);
+        }
+        call.args.emplace_back(arg->first, std::move(value));
+      }
+      calls.push_back(std::move(call));
+    } else {
+      Expected<std::vector<PlannedCall>> planned = readCallsFile(*options_.callsFile);
+      if (!planned)
+        return input(planned.message());
+      calls = std::move(*planned);
+    }
+
+    // Load.
+    Expected<Artifact> artifact =
+        options_.artifactImage
+            ? Artifact::load(std::as_bytes(std::span(options_.artifactImage->data(), options_.artifactImage->size())),
+                             options_.artifactPath.empty() ? std::string("<artifact>") : options_.artifactPath)
+            : Artifact::open(options_.artifactPath);
+    if (!artifact)
+      return input(artifact.message());
+    std::optional<Checkpoint> checkpoint;
+    if (options_.checkpointDir) {
+      Expected<Checkpoint> opened = Checkpoint::open(*options_.checkpointDir);
+      if (!opened)
+        return input(opened.message());
+      checkpoint = std::move(*opened);
+    }
+    Expected<Session> session = Session::create(std::move(*artifact), std::move(checkpoint), options_.session);
+    if (!session)
+      return input(session.message());
+    const Manifest &manifest = session->manifest();
+
+    // Every global bind must mean something to some call.
+    for (const auto &[name, value] : globalBinds) {
+      bool used = manifest.findGeneric(name) != nullptr;
+      for (const PlannedCall &call : calls)
+        if (const EntrySpec *entry = manifest.findEntry(call.entry))
+          used = used || std::find(entry->dims.begin(), entry->dims.end(), name) != entry->dims.end();
+      if (!used)
+        return input(fmt::format("--bind {}: `{}` is neither a generic of the model nor a dim of {}", name, name,
+                                 options_.entry ? "the entry" : "any entry called"));
+    }
+
+    // Run.
+    std::vector<std::pair<std::string, HostTensor>> saved;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const PlannedCall &call = calls[i];
+      std::string label = options_.callsFile ? fmt::format("call {} (`{}`)", i, call.entry)
+                                             : fmt::format("entry `{}`", call.entry);
+      const EntrySpec *entry = manifest.findEntry(call.entry);
+      if (!entry) {
+        std::vector<std::string_view> names;
+        for (const EntrySpec &e : manifest.entries)
+          names.push_back(e.name);
+        return input(fmt::format("{}: the artifact has no entry `{}` (entries: {})", label, call.entry,
+                                 fmt::join(names, ", ")));
+      }
+      Expected<ArgMap> args = convertArgs(*entry, call);
+      if (!args)
+        return input(fmt::format("{}: {}", label, args.message()));
+      Expected<DimEnv> binds = resolveBinds(manifest, *entry, globalBinds, true);
+      if (!binds)
+        return input(fmt::format("{}: {}", label, binds.message()));
+      Expected<DimEnv> callBinds = resolveBinds(manifest, *entry, call.binds, false);
+      if (!callBinds)
+        return input(fmt::format("{}: {}", label, callBinds.message()));
+      for (const auto &[name, value] : *callBinds)
+        (*binds)[name] = value;
+      Expected<std::vector<HostTensor>> results = session->call(call.entry, *args, *binds);
+      if (!results)
+        return input(fmt::format("{}: {}", label, results.message()));
+      for (std::size_t r = 0; r < results->size(); ++r) {
+        std::string name = results->size() == 1 ? std::to_string(i) : fmt::format("{}.{}", i, r);
+        if (options_.print) {
+          std::string text = formatTensor((*results)[r]);
+          std::fprintf(options_.out, "%s: %s\n", name.c_str(), text.c_str());
+        }
+        saved.emplace_back(std::move(name), std::move((*results)[r]));
+      }
+    }
+    if (options_.outFile) {
+      std::vector<NamedTensor> named;
+      for (const auto &[name, tensor] : saved)
+        named.push_back({name, &tensor});
+      if (Status s = writeSafeTensors(*options_.outFile, named); !s)
+        return input(s.message());
+    }
+    std::fflush(options_.out);
+    return std::nullopt;
+  }
+
+  Expected<ArgMap> convertArgs(const EntrySpec &entry, const PlannedCall &call) {
+    ArgMap args;
+    for (const auto &[name, value] : call.args) {
+      const ArgSpec *spec = entry.findArg(name);
+      if (!spec) {
+        std::vector<std::string_view> names;
+        for (const ArgSpec &a : entry.args)
+          names.push_back(a.name);
+        return makeError("entry `{}` has no argument `{}` (its arguments: {})", entry.name, name,
+                         names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
+      }
+      Expected<HostTensor> tensor = value.npyPath ? readNpyAs(*value.npyPath, spec->dtype)
+                                                  : tensorFromJson(*value.literal, spec->dtype, spec->shape.size());
+      if (!tensor)
+        return makeError("argument `{}`: {}", name, tensor.message());
+      args.emplace(name, std::move(*tensor));
+    }
+    return args;
+  }
+
+  Expected<std::vector<PlannedCall>> readCallsFile(const std::string &path) {
+    Expected<MappedFile> file = MappedFile::open(path);
+    if (!file)
+      return file.error();
+    if (file->size() > (std::size_t{1} << 30))
+      return makeError("{}: larger than 1 GiB", path);
+    std::string_view text(reinterpret_cast<const char *>(file->data()), file->size());
+    Expected<json> root = parseStrictJson(text, path);
+    if (!root)
+      return root.error();
+    if (!root->is_object() || !root->contains("calls") || root->size() != 1 || !(*root)["calls"].is_array())
+      return makeError("{}: expected {{\"calls\": [...]}}", path);
+    std::filesystem::path base = std::filesystem::path(path).parent_path();
+    std::vector<PlannedCall> calls;
+    const json &list = (*root)["calls"];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json &c = list[i];
+      std::string where = fmt::format("{}: calls[{}]", path, i);
+      if (!c.is_object())
+        return makeError("{}: expected an object", where);
+      for (const auto &item : c.items())
+        if (item.key() != "entry" && item.key() != "args" && item.key() != "bind")
+          return makeError("{}: unknown key {} (expected entry, args, bind)", where, jsonQuoted(item.key()));
+      if (!c.contains("entry") || !c["entry"].is_string())
+        return makeError("{}: `entry` must be a string", where);
+      PlannedCall call{c["entry"].get<std::string>(), {}, {}};
+      if (c.contains("args")) {
+        if (!c["args"].is_object())
+          return makeError("{}: `args` must be an object", where);
+        for (const auto &item : c["args"].items()) {
+          PlannedValue value;
+          if (item.value().is_string()) {
+            std::string s = item.value().get<std::string>();
+            if (s.empty() || s[0] != '@')
+              return makeError("{}: argument `{}`: a string value must be @FILE.npy", where, item.key());
+            std::filesystem::path npy = s.substr(1);
+            value.npyPath = npy.is_absolute() ? npy : base / npy;
+          } else {
+            value.literal = item.value();
+          }
+          call.args.emplace_back(item.key(), std::move(value));
+        }
+      }
+      if (c.contains("bind")) {
+        if (!c["bind"].is_object())
+          return makeError("{}: `bind` must be an object", where);
+        for (const auto &item : c["bind"].items())
+          call.binds.emplace_back(item.key(), item.value());
+      }
+      calls.push_back(std::move(call));
+    }
+    return calls;
+  }
+
+  const RunOptions &options_;
+};
+
+} // namespace
+
+int runCommand(const RunOptions &options) { return Runner(options).run(); }
+
+} // namespace linnet::rt

@@ -1,0 +1,17 @@
+// Writing a whole file so that readers see either the old file or the new
+// one, never a part: the bytes go to a temporary file in the same directory,
+// which is synced and renamed over the target.
+#pragma once
+
+#include "runtime/support/Status.h"
+
+#include <filesystem>
+#include <string_view>
+
+namespace linnet::rt {
+
+// Errors name `path` and the OS reason; the temporary file is removed on
+// failure. The new file gets mode 0644 (less the umask is not applied).
+Status writeFileAtomically(const std::filesystem::path &path, std::string_view bytes);
+
+} // namespace linnet::rt

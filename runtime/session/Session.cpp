@@ -1,0 +1,223 @@
+// Implementation of Session.h.
+//
+// Descriptors for parameters and state are built once at create(): their
+// buffers never move (the checkpoint's mapping, Weights' buffers and the
+// state mapping are stable across moves of their owners, and the Impl lives
+// behind a unique_ptr). Per call only the argument and result descriptors
+// and the dim values are built.
+#include "runtime/session/Session.h"
+
+#include "runtime/artifact/ShapeMatch.h"
+#include "runtime/checkpoint/Weights.h"
+#include "runtime/session/MemRef.h"
+#include "runtime/session/ValueChecks.h"
+
+#include <fmt/ranges.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+namespace linnet::rt {
+
+struct Session::Impl {
+  Artifact artifact;
+  std::optional<Checkpoint> checkpoint;
+  std::optional<Weights> weights;
+  std::vector<std::unique_ptr<std::byte[]>> alignedCopies; // parameters realigned at load
+  std::optional<StateBuffers> state;
+  // One descriptor per parameter, then one per state buffer (slot order).
+  std::vector<std::vector<std::int64_t>> fixedDescriptors;
+
+  explicit Impl(Artifact a) : artifact(std::move(a)) {}
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::Session(Session &&) noexcept = default;
+Session &Session::operator=(Session &&) noexcept = default;
+Session::~Session() = default;
+
+const Artifact &Session::artifact() const { return impl_->artifact; }
+const Manifest &Session::manifest() const { return impl_->artifact.manifest(); }
+StateBuffers &Session::state() { return *impl_->state; }
+const StateBuffers &Session::state() const { return *impl_->state; }
+
+Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> checkpoint,
+                                  const SessionOptions &options) {
+  auto impl = std::make_unique<Impl>(std::move(artifact));
+  impl->checkpoint = std::move(checkpoint);
+  const Manifest &manifest = impl->artifact.manifest();
+  const std::string &source = impl->artifact.sourceName();
+
+  // Parameters: bind by the manifest's tensor names.
+  if (!manifest.parameters.empty() && !impl->checkpoint)
+    return makeError("{}: the model has {} parameters but no checkpoint was given", source,
+                     manifest.parameters.size());
+  std::vector<WeightRequest> requests;
+  for (const ParameterSpec &param : manifest.parameters) {
+    if (!param.tensor)
+      return makeError("{}: parameter `{}` names no checkpoint tensor (the artifact was built without a checkpoint)",
+                       source, param.path);
+    Expected<const TensorView *> tensor = impl->checkpoint->get(*param.tensor);
+    if (!tensor)
+      return makeError("{}: parameter `{}`: {}", source, param.path, tensor.message());
+    if ((*tensor)->shape != param.shape)
+      return makeError("{}: parameter `{}`: checkpoint tensor `{}` has shape [{}], the artifact expects [{}]", source,
+                       param.path, *param.tensor, fmt::join((*tensor)->shape, ", "), fmt::join(param.shape, ", "));
+    requests.push_back({param.path, *tensor, param.dtype});
+  }
+  Expected<Weights> weights = Weights::load(requests, options.maxConvertedBytes);
+  if (!weights)
+    return makeError("{}: {}", source, weights.message());
+  impl->weights = std::move(*weights);
+  for (const WeightView &view : impl->weights->views()) {
+    const std::byte *data = view.data;
+    std::size_t align = dtypeSize(view.dtype);
+    if (view.byteSize != 0 && reinterpret_cast<std::uintptr_t>(data) % align != 0) {
+      auto copy = std::make_unique<std::byte[]>(view.byteSize);
+      std::memcpy(copy.get(), data, view.byteSize);
+      data = copy.get();
+      impl->alignedCopies.push_back(std::move(copy));
+    }
+    impl->fixedDescriptors.push_back(makeMemRef(data, view.shape));
+  }
+
+  // State: zeroed buffers.
+  Expected<StateBuffers> state = StateBuffers::allocate(manifest.state, options.maxStateBytes);
+  if (!state)
+    return makeError("{}: {}", source, state.message());
+  impl->state = std::move(*state);
+  for (std::size_t i = 0; i < impl->state->size(); ++i) {
+    StateView view = impl->state->view(i);
+    impl->fixedDescriptors.push_back(makeMemRef(view.data, view.shape));
+  }
+  return Session(std::move(impl));
+}
+
+namespace {
+
+struct PreparedCall {
+  const EntrySpec *entry = nullptr;
+  std::size_t entryIndex = 0;
+  std::vector<const HostTensor *> args; // in entry order
+  DimEnv env;
+  std::vector<std::vector<std::int64_t>> resultShapes;
+};
+
+Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryName, const ArgMap &args,
+                               const DimEnv &binds) {
+  PreparedCall call;
+  call.entry = manifest.findEntry(entryName);
+  if (!call.entry) {
+    std::vector<std::string_view> names;
+    for (const EntrySpec &entry : manifest.entries)
+      names.push_back(entry.name);
+    return makeError("the artifact has no entry `{}` (entries: {})", entryName,
+                     names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
+  }
+  const EntrySpec &entry = *call.entry;
+  call.entryIndex = static_cast<std::size_t>(call.entry - manifest.entries.data());
+  for (const auto &[name, value] : args)
+    if (!entry.findArg(name))
+      return makeError("entry `{}` has no argument `{}`", entry.name, name);
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const ArgSpec &spec : entry.args) {
+    auto it = args.find(spec.name);
+    if (it == args.end())
+      return makeError("missing argument `{}` ({}{})", spec.name, dtypeName(spec.dtype),
+                       formatShapeExprs(spec.shape));
+    if (it->second.dtype() != spec.dtype)
+      return makeError("argument `{}` is {} but entry `{}` takes {}", spec.name, dtypeName(it->second.dtype()),
+                       entry.name, dtypeName(spec.dtype));
+    call.args.push_back(&it->second);
+    shapes.push_back(it->second.shape());
+  }
+  Expected<DimEnv> env = matchShapes(manifest, entry, shapes, binds);
+  if (!env)
+    return env.error();
+  call.env = std::move(*env);
+  if (Status s = checkArgumentValues(entry, call.args, call.env); !s)
+    return s.error();
+  for (std::size_t r = 0; r < entry.results.size(); ++r) {
+    Expected<std::vector<std::int64_t>> shape =
+        evaluateShape(entry.results[r].shape, call.env, fmt::format("result {}", r));
+    if (!shape)
+      return shape.error();
+    if (Expected<std::size_t> bytes = tensorByteSize(entry.results[r].dtype, *shape); !bytes)
+      return makeError("result {}: {}", r, bytes.message());
+    call.resultShapes.push_back(std::move(*shape));
+  }
+  return call;
+}
+
+} // namespace
+
+Expected<DimEnv> Session::check(std::string_view entry, const ArgMap &args, const DimEnv &binds) const {
+  Expected<PreparedCall> call = prepare(manifest(), entry, args, binds);
+  if (!call)
+    return call.error();
+  return std::move(call->env);
+}
+
+Expected<std::vector<HostTensor>> Session::call(std::string_view entryName, const ArgMap &args,
+                                                const DimEnv &binds) {
+  Expected<PreparedCall> prepared = prepare(manifest(), entryName, args, binds);
+  if (!prepared)
+    return prepared.error();
+  const EntrySpec &entry = *prepared->entry;
+
+  // Result block: consecutive descriptors, zeroed so a callee that fails to
+  // fill one leaves null pointers rather than garbage.
+  std::vector<std::size_t> resultOffsets;
+  std::size_t resultWords = 0;
+  for (const ResultSpec &result : entry.results) {
+    resultOffsets.push_back(resultWords);
+    resultWords += memrefWords(result.shape.size());
+  }
+  std::vector<std::int64_t> resultBlock(resultWords, 0);
+
+  std::vector<std::int64_t> dimValues;
+  for (const std::string &dim : entry.dims)
+    dimValues.push_back(prepared->env.at(dim));
+
+  std::vector<std::vector<std::int64_t>> argDescriptors;
+  for (const HostTensor *arg : prepared->args)
+    argDescriptors.push_back(makeMemRef(arg->bytes().data(), arg->shape()));
+
+  std::vector<void *> slots;
+  if (!entry.results.empty())
+    slots.push_back(resultBlock.data());
+  for (std::int64_t &value : dimValues)
+    slots.push_back(&value);
+  for (std::vector<std::int64_t> &descriptor : impl_->fixedDescriptors)
+    slots.push_back(descriptor.data());
+  for (std::vector<std::int64_t> &descriptor : argDescriptors)
+    slots.push_back(descriptor.data());
+
+  impl_->artifact.entryFunction(prepared->entryIndex)(slots.data());
+
+  // Take ownership of every result before anything can fail.
+  std::vector<HostTensor> results;
+  std::set<void *> toFree;
+  std::optional<Error> failure;
+  for (std::size_t r = 0; r < entry.results.size(); ++r) {
+    MemRefView view = readMemRef(resultBlock.data() + resultOffsets[r], entry.results[r].shape.size());
+    if (view.allocated)
+      toFree.insert(view.allocated);
+    if (failure)
+      continue;
+    Expected<HostTensor> copy = copyMemRef(view, entry.results[r].dtype, prepared->resultShapes[r]);
+    if (!copy)
+      failure = makeError("entry `{}` result {}: {}", entry.name, r, copy.message());
+    else
+      results.push_back(std::move(*copy));
+  }
+  for (void *pointer : toFree)
+    std::free(pointer);
+  if (failure)
+    return *failure;
+  return results;
+}
+
+} // namespace linnet::rt

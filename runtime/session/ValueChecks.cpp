@@ -1,0 +1,80 @@
+// Implementation of ValueChecks.h.
+#include "runtime/session/ValueChecks.h"
+
+#include <fmt/ranges.h>
+
+#include <cmath>
+
+namespace linnet::rt {
+
+namespace {
+
+// "[0, 2]": the row-major index `flat` of `shape`, for messages.
+std::string formatIndex(std::int64_t flat, std::span<const std::int64_t> shape) {
+  std::vector<std::int64_t> index(shape.size(), 0);
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 0)
+      break;
+    index[i] = flat % shape[i];
+    flat /= shape[i];
+  }
+  return fmt::format("[{}]", fmt::join(index, ", "));
+}
+
+std::string formatBound(const DimExpr &expr, std::int64_t value) {
+  if (expr.names().empty())
+    return std::to_string(value);
+  return fmt::format("{} = {}", expr.text(), value);
+}
+
+} // namespace
+
+Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *const> args, const DimEnv &env) {
+  for (const ValueCheck &check : entry.checks) {
+    const HostTensor &arg = *args[check.argIndex];
+    std::optional<std::int64_t> min, max;
+    if (check.min) {
+      Expected<std::int64_t> value = check.min->evaluate(env);
+      if (!value)
+        return makeError("argument `{}`: lower bound: {}", check.arg, value.message());
+      min = *value;
+    }
+    if (check.max) {
+      Expected<std::int64_t> value = check.max->evaluate(env);
+      if (!value)
+        return makeError("argument `{}`: upper bound: {}", check.arg, value.message());
+      max = *value;
+    }
+    const bool integral = !isFloatingPoint(arg.dtype());
+    for (std::int64_t i = 0; i < arg.elementCount(); ++i) {
+      bool below = false, above = false;
+      std::string shown;
+      if (integral) {
+        std::int64_t v = arg.elementAsInt(i);
+        below = min && v < *min;
+        above = max && v >= *max;
+        shown = std::to_string(v);
+      } else {
+        double v = arg.elementAsDouble(i);
+        below = min && !(v >= static_cast<double>(*min));
+        above = max && !(v < static_cast<double>(*max));
+        shown = fmt::format("{}", v);
+      }
+      if (!below && !above)
+        continue;
+      std::string where = arg.rank() == 0 ? std::string() : " element " + formatIndex(i, arg.shape());
+      std::string range;
+      if (min && max)
+        range = fmt::format("must be in {}..{} (>= {} and < {})", *min, *max, formatBound(*check.min, *min),
+                            formatBound(*check.max, *max));
+      else if (min)
+        range = fmt::format("must be >= {}", formatBound(*check.min, *min));
+      else
+        range = fmt::format("must be < {}", formatBound(*check.max, *max));
+      return makeError("argument `{}`{} is {}: it {}", check.arg, where, shown, range);
+    }
+  }
+  return Status::success();
+}
+
+} // namespace linnet::rt

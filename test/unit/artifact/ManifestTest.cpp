@@ -1,0 +1,167 @@
+// Manifest validation: the fake manifest parses, and each kind of mistake is
+// an error naming the field.
+#include "runtime/artifact/Manifest.h"
+
+#include "ArtifactTestUtil.h"
+
+#include <gtest/gtest.h>
+
+namespace linnet::rt {
+namespace {
+
+using nlohmann::json;
+
+std::string textError(std::string_view text) {
+  Expected<Manifest> manifest = parseManifest(text, "m.lnpkg");
+  EXPECT_FALSE(manifest.ok()) << text;
+  return manifest.ok() ? "" : manifest.message();
+}
+
+std::string errorOf(const char *text) { return textError(text); }
+std::string errorOf(const json &value) { return textError(value.dump()); }
+
+// The fake manifest with `edit` applied.
+template <typename F> json edited(F edit) {
+  json m = test::fakeManifest();
+  edit(m);
+  return m;
+}
+
+#define EXPECT_ERROR(manifest, needle)                                                                                 \
+  do {                                                                                                                 \
+    std::string message = errorOf(manifest);                                                                           \
+    EXPECT_NE(message.find(needle), std::string::npos) << message;                                                     \
+  } while (0)
+
+TEST(ManifestTest, ParsesTheFakeManifest) {
+  Expected<Manifest> m = parseManifest(test::fakeManifest().dump(), "m");
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_EQ(m->target.triple, "x86_64-unknown-linux-gnu");
+  EXPECT_EQ(m->source.package, "fake");
+  ASSERT_EQ(m->generics.size(), 2u);
+  EXPECT_EQ(m->genericDims(), (DimEnv{{"K", 4}}));
+  EXPECT_EQ(m->findGeneric("T")->dtype, DType::F32);
+  ASSERT_EQ(m->parameters.size(), 1u);
+  EXPECT_EQ(m->parameters[0].tensor, "bias");
+  EXPECT_EQ(m->parameters[0].shape, (std::vector<std::int64_t>{4}));
+  ASSERT_EQ(m->state.size(), 1u);
+  EXPECT_EQ(m->state[0].path, "acc");
+  const EntrySpec *pick = m->findEntry("pick");
+  ASSERT_NE(pick, nullptr);
+  EXPECT_EQ(pick->dims, (std::vector<std::string>{"B", "S"}));
+  EXPECT_EQ(pick->state, StateAccess::Read);
+  ASSERT_EQ(pick->checks.size(), 2u);
+  EXPECT_EQ(pick->checks[1].argIndex, 1u);
+  EXPECT_EQ(pick->checks[1].max->text(), "K - S + 1");
+  EXPECT_EQ(m->findEntry("iota")->results[0].shape[0].text(), "Steps * 2");
+  EXPECT_EQ(m->findEntry("nope"), nullptr);
+}
+
+TEST(ManifestTest, MinimalManifest) {
+  Expected<Manifest> m = parseManifest(
+      R"({"format": "linnet-artifact", "version": 1, "target": {"kind": "cpu", "triple": "x86_64-linux"},
+          "entries": []})",
+      "m");
+  ASSERT_TRUE(m.ok()) << m.message();
+  EXPECT_TRUE(m->parameters.empty());
+}
+
+TEST(ManifestTest, Document) {
+  EXPECT_ERROR("", "m.lnpkg: manifest");
+  EXPECT_ERROR("[1]", "expected an object");
+  EXPECT_ERROR(R"({"format": "linnet-artifact", "format": "x"})", "duplicate");
+  EXPECT_ERROR(edited([](json &m) { m["extra"] = 1; }), "unknown key \"extra\"");
+  EXPECT_ERROR(edited([](json &m) { m["format"] = "other"; }), "format: expected \"linnet-artifact\"");
+  EXPECT_ERROR(edited([](json &m) { m.erase("format"); }), "missing `format`");
+  EXPECT_ERROR(edited([](json &m) { m["version"] = 2; }), "manifest version 2 is not supported");
+  EXPECT_ERROR(edited([](json &m) { m["version"] = "1"; }), "version: expected an integer");
+  EXPECT_ERROR(edited([](json &m) { m["version"] = 1.0; }), "version: expected an integer");
+}
+
+TEST(ManifestTest, TargetAndSource) {
+  EXPECT_ERROR(edited([](json &m) { m.erase("target"); }), "missing `target`");
+  EXPECT_ERROR(edited([](json &m) { m["target"]["kind"] = "gpu"; }), "unsupported target kind \"gpu\"");
+  EXPECT_ERROR(edited([](json &m) { m["target"].erase("triple"); }), "target: missing `triple`");
+  EXPECT_ERROR(edited([](json &m) { m["target"]["cpu"] = 3; }), "target.cpu: expected a string");
+  EXPECT_ERROR(edited([](json &m) { m["target"]["abi"] = "x"; }), "target: unknown key \"abi\"");
+  EXPECT_ERROR(edited([](json &m) { m["source"]["hash"] = 1; }), "source.hash: expected a string");
+}
+
+TEST(ManifestTest, Generics) {
+  EXPECT_ERROR(edited([](json &m) { m["generics"] = json::array(); }), "generics: expected an object");
+  EXPECT_ERROR(edited([](json &m) { m["generics"]["a-b"] = 1; }), "\"a-b\" is not a valid name");
+  EXPECT_ERROR(edited([](json &m) { m["generics"]["K"] = -1; }), "generics.K: expected a non-negative integer");
+  EXPECT_ERROR(edited([](json &m) { m["generics"]["K"] = 1.5; }), "generics.K");
+  EXPECT_ERROR(edited([](json &m) { m["generics"]["T"] = "f8"; }), "generics.T: unknown dtype \"f8\"");
+}
+
+TEST(ManifestTest, ParametersAndState) {
+  EXPECT_ERROR(edited([](json &m) { m["parameters"] = json::object(); }), "parameters: expected an array");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0].erase("path"); }), "parameters[0]: missing `path`");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["path"] = ""; }), "parameters[0].path: empty path");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"].push_back(m["parameters"][0]); }),
+               "parameters[1].path: \"bias\" is listed twice");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["tensor"] = ""; }), "empty tensor name");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["tensor"] = 5; }), "parameters[0].tensor: expected a string");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["dtype"] = "float"; }),
+               "parameters[0].dtype: unknown dtype \"float\"");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = {-4}; }), "parameters[0].shape[0]: -4 is negative");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = {"K"}; }),
+               "parameters[0].shape[0]: expected a non-negative integer");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = json(std::vector<int>(17, 1)); }),
+               "rank 17 exceeds the limit of 16");
+  EXPECT_ERROR(edited([](json &m) {
+                 m["parameters"][0]["shape"] = {std::int64_t{1} << 40, std::int64_t{1} << 40};
+               }),
+               "the byte size overflows");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["init"] = 0; }), "parameters[0]: unknown key \"init\"");
+  EXPECT_ERROR(edited([](json &m) { m["state"].push_back(m["state"][0]); }), "state[1].path: \"acc\" is listed twice");
+  EXPECT_ERROR(edited([](json &m) { m["state"][0]["dtype"] = 1; }), "state[0].dtype: expected a string");
+  EXPECT_ERROR(edited([](json &m) { m["state"][0]["tensor"] = "x"; }), "state[0]: unknown key \"tensor\"");
+}
+
+TEST(ManifestTest, Entries) {
+  EXPECT_ERROR(edited([](json &m) { m.erase("entries"); }), "missing `entries`");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["name"] = "a b"; }), "entries[0].name: \"a b\" is not a valid");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][1]["name"] = "add"; }), "entries[1].name: entry `add` is listed twice");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][1]["symbol"] = "linnet_entry_add"; }),
+               "symbol `linnet_entry_add` is used by two entries");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["symbol"] = "x;rm"; }), "is not a valid C symbol");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["dims"] = {"N", "N"}; }), "entries[0].dims[1]: `N` is listed twice");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["dims"] = {"K"}; }), "`K` is also a generic of the model");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["dims"] = {1}; }), "entries[0].dims[0]: expected a dim name");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0].erase("args"); }), "entries[0]: missing `args`");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"].push_back(m["entries"][0]["args"][0]); }),
+               "entries[0].args[1].name: `x` is listed twice");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["shape"] = {"N", "M"}; }),
+               "entries[0].args[0].shape[1]: `M` is neither a dim of the entry nor an integer generic");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["shape"] = {"N", "T"}; }), "`T` is neither");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["shape"] = {"N", "(K"}; }), "expected `)`");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["shape"] = {"N", 4}; }),
+               "entries[0].args[0].shape[1]: expected a string");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["dtype"] = "i4"; }), "unknown dtype \"i4\"");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["results"][0].erase("shape"); }),
+               "entries[0].results[0]: missing `shape`");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["state"] = "rw"; }),
+               "entries[0].state: expected \"none\", \"read\" or \"write\"");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["doc"] = ""; }), "entries[0]: unknown key \"doc\"");
+}
+
+TEST(ManifestTest, Checks) {
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["kind"] = "sorted"; }),
+               "entries[2].checks[0].kind: unknown check kind \"sorted\"");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["arg"] = "nope"; }),
+               "entries[2].checks[0].arg: \"nope\" is not an argument");
+  EXPECT_ERROR(edited([](json &m) {
+                 m["entries"][2]["checks"][0].erase("min");
+                 m["entries"][2]["checks"][0].erase("max");
+               }),
+               "a range check needs `min` or `max`");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["max"] = "Vocab"; }),
+               "entries[2].checks[0].max: `Vocab` is neither");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["max"] = 4; }), "checks[0].max: expected a string");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["step"] = "1"; }), "unknown key \"step\"");
+}
+
+} // namespace
+} // namespace linnet::rt

@@ -1,0 +1,246 @@
+// Loading the fake artifact and running its entries through a Session:
+// argument checks, dims, state across calls, result ownership.
+#include "runtime/session/Session.h"
+
+#include "ArtifactTestUtil.h"
+#include "runtime/artifact/ArtifactFile.h"
+
+#include <gtest/gtest.h>
+
+namespace linnet::rt {
+namespace {
+
+using nlohmann::json;
+using test::f32Tensor;
+using test::floats;
+using test::i32Tensor;
+using test::i64Scalar;
+using test::edited;
+
+class SessionTest : public ::testing::Test {
+protected:
+  Expected<Session> open(const json &manifest, bool withCheckpoint = true) {
+    Expected<Artifact> artifact = Artifact::open(test::writeFakeArtifact(dir_, manifest));
+    if (!artifact)
+      return artifact.error();
+    std::optional<Checkpoint> checkpoint;
+    if (withCheckpoint) {
+      Expected<Checkpoint> opened = Checkpoint::open(test::writeFakeCheckpoint(dir_));
+      EXPECT_TRUE(opened.ok());
+      checkpoint = std::move(*opened);
+    }
+    return Session::create(std::move(*artifact), std::move(checkpoint));
+  }
+  Session session() {
+    Expected<Session> s = open(test::fakeManifest());
+    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.message());
+    return std::move(s).value();
+  }
+  std::string callError(Session &s, std::string_view entry, const ArgMap &args, const DimEnv &binds = {}) {
+    Expected<std::vector<HostTensor>> results = s.call(entry, args, binds);
+    EXPECT_FALSE(results.ok());
+    return results.ok() ? "" : results.message();
+  }
+  std::vector<float> acc(Session &s) {
+    StateView view = *s.state().find("acc");
+    std::vector<float> out(4);
+    std::memcpy(out.data(), view.data, 16);
+    return out;
+  }
+
+  test::TempDir dir_;
+};
+
+#define EXPECT_HAS(text, needle)                                                                                       \
+  do {                                                                                                                 \
+    std::string message_ = (text);                                                                                     \
+    EXPECT_NE(message_.find(needle), std::string::npos) << message_;                                                   \
+  } while (0)
+
+TEST_F(SessionTest, RunsAnEntryAndReadsResultsThroughStrides) {
+  Session s = session();
+  ArgMap args;
+  args.emplace("x", f32Tensor({2, 4}, {0, 0, 0, 0, 10, 20, 30, 40}));
+  Expected<std::vector<HostTensor>> results = s.call("add", args);
+  ASSERT_TRUE(results.ok()) << results.message();
+  ASSERT_EQ(results->size(), 1u);
+  EXPECT_EQ((*results)[0].describe(), "f32[2, 4]");
+  EXPECT_EQ(floats((*results)[0]), (std::vector<float>{1, 2, 3, 4, 11, 22, 33, 44}));
+  // N = 0 is a valid size.
+  ArgMap empty;
+  empty.emplace("x", HostTensor::zeros(DType::F32, {0, 4}).value());
+  Expected<std::vector<HostTensor>> none = s.call("add", empty);
+  ASSERT_TRUE(none.ok()) << none.message();
+  EXPECT_EQ((*none)[0].describe(), "f32[0, 4]");
+}
+
+TEST_F(SessionTest, StateIsKeptAcrossCalls) {
+  Session s = session();
+  ArgMap args;
+  args.emplace("v", f32Tensor({4}, {1, 2, 3, 4}));
+  ASSERT_TRUE(s.call("accumulate", args).ok());
+  Expected<std::vector<HostTensor>> second = s.call("accumulate", args);
+  ASSERT_TRUE(second.ok()) << second.message();
+  ASSERT_EQ(second->size(), 2u);
+  EXPECT_EQ(floats((*second)[0]), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ((*second)[1].describe(), "i64[]");
+  EXPECT_EQ((*second)[1].elementAsInt(0), 20);
+  EXPECT_EQ(acc(s), (std::vector<float>{2, 4, 6, 8}));
+  // An entry without results or arguments.
+  Expected<std::vector<HostTensor>> poke = s.call("poke", {});
+  ASSERT_TRUE(poke.ok()) << poke.message();
+  EXPECT_TRUE(poke->empty());
+  EXPECT_EQ(acc(s)[0], 42);
+  // Moving the session keeps the state and the code.
+  Session moved = std::move(s);
+  EXPECT_EQ(acc(moved)[0], 42);
+  ASSERT_TRUE(moved.call("accumulate", args).ok());
+  EXPECT_EQ(acc(moved)[0], 43);
+}
+
+TEST_F(SessionTest, FailedChecksLeaveStateUntouched) {
+  Session s = session();
+  ArgMap good;
+  good.emplace("v", f32Tensor({4}, {1, 1, 1, 1}));
+  ASSERT_TRUE(s.call("accumulate", good).ok());
+  ArgMap bad;
+  bad.emplace("v", f32Tensor({3}, {5, 5, 5}));
+  EXPECT_HAS(callError(s, "accumulate", bad), "argument `v` has shape [3]: axis 0 is 3 but must be K = 4");
+  EXPECT_EQ(acc(s), (std::vector<float>{1, 1, 1, 1}));
+}
+
+TEST_F(SessionTest, ShapeErrorsNameArgumentAxisAndBound) {
+  Session s = session();
+  ArgMap args;
+  args.emplace("x", f32Tensor({2, 3}, {0, 0, 0, 0, 0, 0}));
+  EXPECT_HAS(callError(s, "add", args), "argument `x` has shape [2, 3]: axis 1 is 3 but must be K = 4");
+  ArgMap rank;
+  rank.emplace("x", f32Tensor({4}, {0, 0, 0, 0}));
+  EXPECT_HAS(callError(s, "add", rank), "argument `x` has rank 1 but entry `add` expects rank 2 [N, K]");
+  ArgMap dtype;
+  dtype.emplace("x", i32Tensor({1, 4}, {0, 0, 0, 0}));
+  EXPECT_HAS(callError(s, "add", dtype), "argument `x` is i32 but entry `add` takes f32");
+  EXPECT_HAS(callError(s, "add", {}), "missing argument `x` (f32[N, K])");
+  ArgMap extra;
+  extra.emplace("x", f32Tensor({1, 4}, {0, 0, 0, 0}));
+  extra.emplace("y", f32Tensor({1}, {0}));
+  EXPECT_HAS(callError(s, "add", extra), "entry `add` has no argument `y`");
+  EXPECT_HAS(callError(s, "nope", {}), "the artifact has no entry `nope` (entries: add, accumulate");
+}
+
+TEST_F(SessionTest, DimsFromArgumentsAndBinds) {
+  Session s = session();
+  ArgMap args;
+  args.emplace("start", HostTensor::scalar(DType::F32, 5));
+  EXPECT_HAS(callError(s, "iota", args), "dim `Steps` of entry `iota` is not fixed by any argument; bind it (`Steps=N`)");
+  Expected<std::vector<HostTensor>> results = s.call("iota", args, {{"Steps", 3}});
+  ASSERT_TRUE(results.ok()) << results.message();
+  EXPECT_EQ(floats((*results)[0]), (std::vector<float>{5, 6, 7, 8, 9, 10}));
+  EXPECT_HAS(callError(s, "iota", args, {{"Steps", -1}}), "bind Steps = -1 is outside 0..2147483648");
+  EXPECT_HAS(callError(s, "iota", args, {{"Steps", std::int64_t{1} << 40}}), "is outside 0..");
+  EXPECT_HAS(callError(s, "iota", args, {{"Steps", 1}, {"Other", 2}}), "`Other` is not a dim of entry `iota`");
+  EXPECT_TRUE(s.call("iota", args, {{"Steps", 1}, {"K", 4}}).ok());
+  EXPECT_HAS(callError(s, "iota", args, {{"Steps", 1}, {"K", 5}}), "the artifact was built with K = 4");
+  ArgMap x;
+  x.emplace("x", f32Tensor({1, 4}, {0, 0, 0, 0}));
+  EXPECT_HAS(callError(s, "add", x, {{"N", 2}}), "bind N = 2 disagrees with argument `x` axis 0, which is 1");
+  EXPECT_TRUE(s.call("add", x, {{"N", 1}}).ok());
+}
+
+TEST_F(SessionTest, ValueChecksFromTheManifest) {
+  Session s = session();
+  ArgMap args;
+  args.emplace("tokens", i32Tensor({2, 2}, {0, 1, 3, 2}));
+  args.emplace("pos", i64Scalar(1));
+  Expected<std::vector<HostTensor>> results = s.call("pick", args);
+  ASSERT_TRUE(results.ok()) << results.message();
+  EXPECT_EQ((*results)[0].elementAsInt(0), 2);
+  EXPECT_EQ((*results)[0].elementAsInt(1), 3);
+
+  args.at("tokens") = i32Tensor({2, 2}, {0, 1, 4, 2});
+  EXPECT_HAS(callError(s, "pick", args), "argument `tokens` element [1, 0] is 4: it must be in 0..4 (>= 0 and < K = 4)");
+  args.at("tokens") = i32Tensor({2, 2}, {0, -1, 0, 0});
+  EXPECT_HAS(callError(s, "pick", args), "argument `tokens` element [0, 1] is -1");
+  args.at("tokens") = i32Tensor({1, 2}, {0, 0});
+  args.at("pos") = i64Scalar(3);
+  EXPECT_HAS(callError(s, "pick", args), "argument `pos` is 3: it must be in 0..3 (>= 0 and < K - S + 1 = 3)");
+  args.at("pos") = i64Scalar(2);
+  EXPECT_TRUE(s.call("pick", args).ok());
+}
+
+TEST_F(SessionTest, RejectedResultsAreStillFreed) {
+  Session s = session();
+  // The sanitizer build reports a leak if the rejected result is not freed.
+  EXPECT_HAS(callError(s, "wrong_shape", {}), "entry `wrong_shape` result 0: the native code returned shape [3], not [2]");
+}
+
+TEST_F(SessionTest, CheckpointBinding) {
+  EXPECT_HAS(open(test::fakeManifest(), false).message(), "the model has 1 parameters but no checkpoint was given");
+  EXPECT_HAS(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0].erase("tensor"); })).message(),
+             "parameter `bias` names no checkpoint tensor");
+  EXPECT_HAS(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0]["tensor"] = "w"; })).message(),
+             "parameter `bias`");
+  EXPECT_HAS(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0]["shape"] = {2, 2}; })).message(),
+             "checkpoint tensor `bias` has shape [4], the artifact expects [2, 2]");
+  EXPECT_HAS(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0]["dtype"] = "i32"; })).message(),
+             "only float dtypes convert");
+  // A float dtype conversion at load: bf16 parameter from an f32 tensor.
+  EXPECT_TRUE(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0]["dtype"] = "bf16"; })).ok());
+  // No parameters: no checkpoint needed.
+  EXPECT_TRUE(open(edited(test::fakeManifest(), [](json &m) { m["parameters"] = json::array(); }), false).ok());
+}
+
+TEST_F(SessionTest, StateBudget) {
+  json big = edited(test::fakeManifest(), [](json &m) { m["state"][0]["shape"] = {std::int64_t{1} << 40}; });
+  Expected<Artifact> artifact = Artifact::open(test::writeFakeArtifact(dir_, big));
+  ASSERT_TRUE(artifact.ok()) << artifact.message();
+  SessionOptions options;
+  options.maxStateBytes = 1 << 20;
+  Expected<Checkpoint> checkpoint = Checkpoint::open(test::writeFakeCheckpoint(dir_));
+  ASSERT_TRUE(checkpoint.ok());
+  Expected<Session> s = Session::create(std::move(*artifact), std::move(*checkpoint), options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_HAS(s.message(), "acc");
+}
+
+TEST_F(SessionTest, LoadErrors) {
+  // A symbol the native code lacks is an error at load.
+  json missing = edited(test::fakeManifest(), [](json &m) {
+    m["entries"].push_back({{"name", "gone"}, {"symbol", "linnet_entry_gone"}, {"args", json::array()},
+                            {"results", json::array()}, {"state", "none"}});
+  });
+  Expected<Artifact> artifact = Artifact::open(test::writeFakeArtifact(dir_, missing));
+  ASSERT_FALSE(artifact.ok());
+  EXPECT_HAS(artifact.message(), "the native code has no symbol `linnet_entry_gone` (entry `gone`)");
+  // Hidden (non-exported) symbols do not count.
+  EXPECT_HAS(Artifact::open(test::writeFakeArtifact(dir_, edited(test::fakeManifest(), [](json &m) {
+                              m["entries"][0]["symbol"] = "malloc_not_here";
+                            }))).message(),
+             "no symbol `malloc_not_here`");
+  // Another architecture.
+  EXPECT_HAS(Artifact::open(test::writeFakeArtifact(dir_, edited(test::fakeManifest(), [](json &m) {
+                              m["target"]["triple"] = "aarch64-unknown-linux-gnu";
+                            }))).message(),
+             "built for aarch64");
+  // Native code that is not a shared object.
+  std::filesystem::path notElf = dir_ / "notelf.lnpkg";
+  ASSERT_TRUE(writeArtifact(notElf.string(), test::fakeManifest().dump(), "#!/bin/sh\necho hi\n").ok());
+  EXPECT_HAS(Artifact::open(notElf).message(), "the native code is not an ELF file");
+  // A file that is not there.
+  EXPECT_FALSE(Artifact::open(dir_ / "absent.lnpkg").ok());
+}
+
+TEST_F(SessionTest, TwoArtifactsAtOnce) {
+  Session a = session();
+  Session b = session();
+  ArgMap args;
+  args.emplace("v", f32Tensor({4}, {1, 1, 1, 1}));
+  ASSERT_TRUE(a.call("accumulate", args).ok());
+  ASSERT_TRUE(a.call("accumulate", args).ok());
+  ASSERT_TRUE(b.call("accumulate", args).ok());
+  EXPECT_EQ(acc(a)[0], 2);
+  EXPECT_EQ(acc(b)[0], 1);
+}
+
+} // namespace
+} // namespace linnet::rt
