@@ -2,6 +2,7 @@
 // Text diagnostics go to stderr; `--json` diagnostics go to stdout as one
 // document. Warnings are shown only when the program has no errors.
 #include "compiler/driver/Driver.h"
+#include "compiler/driver/DriverSupport.h"
 
 #include <iostream>
 
@@ -20,11 +21,9 @@
 
 namespace linnet::driver {
 
-namespace {
-
 // Renders what the emitter holds and returns the exit code it implies.
-int finish(const CommonOptions& common, const SourceManager& sources,
-           DiagnosticEmitter& diagnostics, bool json, bool strict) {
+int finishDiagnostics(const CommonOptions& common, const SourceManager& sources,
+                      DiagnosticEmitter& diagnostics, bool json, bool strict) {
   if (diagnostics.hasErrors()) diagnostics.dropWarnings();
   std::vector<Diagnostic> sorted = diagnostics.sorted();
   if (json) {
@@ -37,7 +36,6 @@ int finish(const CommonOptions& common, const SourceManager& sources,
   return kExitOk;
 }
 
-}  // namespace
 
 int runCheck(const CommonOptions& common, const CheckOptions& options) {
   SourceManager sources;
@@ -49,7 +47,7 @@ int runCheck(const CommonOptions& common, const CheckOptions& options) {
   // without errors and fail the run only under --strict or `lint`.
   if (!diagnostics.hasErrors())
     checkProgram(*program, diagnostics, check::CheckOptions{.unusedLocals = true, .unusedMembers = true});
-  return finish(common, sources, diagnostics, options.json, options.strict);
+  return finishDiagnostics(common, sources, diagnostics, options.json, options.strict);
 }
 
 int runInspect(const CommonOptions& common, const InspectOptions& options) {
@@ -71,17 +69,17 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         std::unique_ptr<ast::SourceModule> module = parse(sources, tokens, diagnostics);
         if (!diagnostics.hasErrors()) ast::dumpAST(*module, std::cout);
       }
-      return finish(common, sources, diagnostics, false, false);
+      return finishDiagnostics(common, sources, diagnostics, false, false);
     }
     case InspectView::Parameters:
     case InspectView::Page: {
       std::unique_ptr<Program> program =
           loadProgram(sources, diagnostics, {options.path}, LoadOptions{common.stdDir});
       if (!diagnostics.hasErrors()) resolveProgram(*program, diagnostics);
-      if (diagnostics.hasErrors()) return finish(common, sources, diagnostics, false, false);
+      if (diagnostics.hasErrors()) return finishDiagnostics(common, sources, diagnostics, false, false);
       if (!options.graph.empty()) {
         check::CheckedProgram checked = checkProgram(*program, diagnostics);
-        if (diagnostics.hasErrors()) return finish(common, sources, diagnostics, false, false);
+        if (diagnostics.hasErrors()) return finishDiagnostics(common, sources, diagnostics, false, false);
         graph::GraphOptions view;
         view.entry = options.graph;
         view.expand = options.expand;
@@ -93,11 +91,11 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         std::optional<inspect::RootBinding> binding;
         if (!options.checkpoint.empty()) {
           std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics);
-          if (!root) return finish(common, sources, diagnostics, false, false);
+          if (!root) return finishDiagnostics(common, sources, diagnostics, false, false);
           view.binds.clear();
           binding = inspect::bindRootGenerics(*program, *root, options.binds, options.checkpoint,
                                               diagnostics, &view.binds);
-          if (!binding) return finish(common, sources, diagnostics, false, false);
+          if (!binding) return finishDiagnostics(common, sources, diagnostics, false, false);
           view.valuesBlock = root->block;
           view.valuesBlockName = root->qualifiedName();
           for (const ast::GenericParam& generic : root->block->generics) {
@@ -111,7 +109,7 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
                       : options.format == "html" ? graph::Format::Html
                                                  : graph::Format::Text;
         int code = graph::printGraph(*program, checked, sources, view, std::cout, std::cerr);
-        int rendered = finish(common, sources, diagnostics, false, false);
+        int rendered = finishDiagnostics(common, sources, diagnostics, false, false);
         return code != kExitOk ? code : rendered;
       }
       if (options.view == InspectView::Parameters) {
@@ -122,9 +120,9 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         page.checkpoint = options.checkpoint;
         page.memory = options.memory;
         if (!inspect::printModelPage(*program, page, std::cout, diagnostics))
-          return finish(common, sources, diagnostics, false, false);
+          return finishDiagnostics(common, sources, diagnostics, false, false);
       }
-      return finish(common, sources, diagnostics, false, false);
+      return finishDiagnostics(common, sources, diagnostics, false, false);
     }
   }
   return kExitUsage;

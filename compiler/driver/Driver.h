@@ -42,6 +42,18 @@ struct FormatOptions {
   bool check = false;              // report files that would change; write nothing
 };
 
+// `linnet build PATH [--checkpoint DIR] [--bind K=V]... [--entry NAME]...
+// (-o FILE.lnpkg | --emit linnet|linalg|bufferized|llvm|asm)`
+struct BuildOptions {
+  std::string path;
+  std::string checkpoint;
+  std::vector<std::string> binds;
+  std::vector<std::string> entries;  // empty: every entry
+  std::string emit;                  // a stage to print instead of writing an artifact
+  std::string output;
+};
+
+int runBuild(const CommonOptions& common, const BuildOptions& options);
 int runCheck(const CommonOptions& common, const CheckOptions& options);
 int runFormat(const CommonOptions& common, const FormatOptions& options);
 int runInspect(const CommonOptions& common, const InspectOptions& options);

@@ -76,6 +76,17 @@ int main(int argc, char** argv) {
   auto* formatOption = inspectCmd->add_option("--format", inspect.format, "text|dot|svg|html (with --graph; default text)")
       ->check(CLI::IsMember({"text", "dot", "svg", "html"}));
 
+  BuildOptions build;
+  CLI::App* buildCmd = app.add_subcommand("build", "Compile a package's entries to native code (a .lnpkg) or print a stage");
+  buildCmd->add_option("path", build.path, "A package directory or file")->required();
+  buildCmd->add_option("--checkpoint", build.checkpoint, "A Hugging Face checkpoint directory");
+  buildCmd->add_option("--bind", build.binds, "Bind a root generic: NAME=VALUE (repeatable)");
+  buildCmd->add_option("--entry", build.entries, "Build only this entry (repeatable)");
+  buildCmd->add_option("--emit", build.emit, "Print a stage: linnet|linalg|bufferized|llvm|asm")
+      ->check(CLI::IsMember({"linnet", "linalg", "bufferized", "llvm", "asm"}));
+  buildCmd->add_option("-o,--output", build.output, "The artifact to write (FILE.lnpkg)");
+  buildCmd->add_option("--std", stdDir, "Standard library directory");
+
   std::vector<const char*> cargs;
   cargs.push_back(argv[0]);
   for (const std::string& a : args) cargs.push_back(a.c_str());
@@ -111,6 +122,7 @@ int main(int argc, char** argv) {
 #endif
 
   if (checkCmd->parsed()) return runCheck(common, check);
+  if (buildCmd->parsed()) return runBuild(common, build);
   if (lintCmd->parsed()) {
     lint.strict = true;
     return runCheck(common, lint);

@@ -1,0 +1,58 @@
+// ManifestWriter: see ManifestWriter.h. The runtime's parser
+// (runtime/artifact/Manifest.cpp) is the other half; a lit test builds and
+// loads every artifact it writes.
+#include "compiler/artifact/ManifestWriter.h"
+
+#include <nlohmann/json.hpp>
+
+namespace linnet::artifact {
+
+namespace {
+
+nlohmann::json slot(const lower::TensorSlot& s, bool withTensor) {
+  nlohmann::json j = {{"path", s.path},
+                      {"dtype", std::string(ast::scalarTypeName(s.dtype))},
+                      {"shape", s.shape}};
+  if (withTensor && !s.checkpointName.empty()) j["tensor"] = s.checkpointName;
+  return j;
+}
+
+nlohmann::json slotType(const lower::SlotType& s, bool named) {
+  nlohmann::json j = {{"dtype", std::string(ast::scalarTypeName(s.dtype))}, {"shape", s.shape}};
+  if (named) j["name"] = s.name;
+  return j;
+}
+
+}  // namespace
+
+std::string manifestJson(const lower::LoweredProgram& program, const bind::GenericBindings& generics,
+                         const ManifestSource& source, const ManifestTarget& target) {
+  nlohmann::json j;
+  j["format"] = "linnet-artifact";
+  j["version"] = 1;
+  j["target"] = {{"kind", "cpu"}, {"triple", target.triple}, {"cpu", target.cpu}, {"features", target.features}};
+  j["source"] = {{"package", source.package}, {"block", source.block}, {"hash", source.hash}};
+  nlohmann::json g = nlohmann::json::object();
+  for (const auto& [name, value] : generics) {
+    if (value.dim) g[name] = *value.dim;
+    else if (value.dtype) g[name] = std::string(ast::scalarTypeName(*value.dtype));
+  }
+  j["generics"] = g;
+  j["parameters"] = nlohmann::json::array();
+  for (const lower::TensorSlot& p : program.parameters) j["parameters"].push_back(slot(p, true));
+  j["state"] = nlohmann::json::array();
+  for (const lower::TensorSlot& s : program.state) j["state"].push_back(slot(s, false));
+  j["entries"] = nlohmann::json::array();
+  for (const lower::LoweredEntry& e : program.entries) {
+    nlohmann::json entry = {{"name", e.name}, {"symbol", "linnet_entry_" + e.name}, {"dims", e.dims}};
+    entry["args"] = nlohmann::json::array();
+    for (const lower::SlotType& a : e.args) entry["args"].push_back(slotType(a, true));
+    entry["results"] = nlohmann::json::array();
+    for (const lower::SlotType& r : e.results) entry["results"].push_back(slotType(r, false));
+    entry["state"] = e.writesState ? "write" : e.readsState ? "read" : "none";
+    j["entries"].push_back(entry);
+  }
+  return j.dump(1);
+}
+
+}  // namespace linnet::artifact

@@ -1,0 +1,26 @@
+// ManifestWriter: the manifest of a `.lnpkg` (docs/abi.md) for a lowered
+// program: its target, the bound root generics, the parameter and state
+// slots, and every entry's dims, arguments and results.
+#pragma once
+
+#include <string>
+
+#include "compiler/bind/GenericValues.h"
+#include "compiler/lower/Lowering.h"
+
+namespace linnet::artifact {
+
+struct ManifestSource {
+  std::string package;  // the package or file built
+  std::string block;    // the root block
+  std::string hash;     // of sources, binding and target (the build cache's key)
+};
+
+struct ManifestTarget {
+  std::string triple, cpu, features;
+};
+
+std::string manifestJson(const lower::LoweredProgram& program, const bind::GenericBindings& generics,
+                         const ManifestSource& source, const ManifestTarget& target);
+
+}  // namespace linnet::artifact

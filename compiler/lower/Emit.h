@@ -1,0 +1,68 @@
+// Emit: the one place the lowering creates `linnet` dialect ops, and the
+// scalar arithmetic of notation bodies (arith/math on elements). Everything
+// else in compiler/lower speaks in these functions, so the dialect's C++
+// spelling is named here only.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include <mlir/IR/AffineMap.h>
+#include <mlir/IR/Builders.h>
+#include <mlir/IR/BuiltinTypes.h>
+#include <mlir/IR/Value.h>
+
+namespace linnet::lower {
+
+enum class BinaryKind { Add, Sub, Mul, Div, Rem, Min, Max, And, Or, Xor, Shl, Shr, Eq, Ne, Lt, Le, Gt, Ge };
+enum class UnaryKind { Neg, Not, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Abs };
+enum class ReduceKind { None, Sum, Prod, Max, Min, Any, All };
+
+bool isComparison(BinaryKind k);
+
+namespace emit {
+
+mlir::Value binary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind, mlir::Value lhs,
+                   mlir::Value rhs, mlir::RankedTensorType result, bool isUnsigned);
+mlir::Value unary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x);
+mlir::Value cast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x,
+                 mlir::RankedTensorType result, bool unsignedIn, bool unsignedOut);
+mlir::Value select(mlir::OpBuilder& b, mlir::Location loc, mlir::Value cond, mlir::Value a,
+                   mlir::Value c, mlir::RankedTensorType result);
+mlir::Value broadcastTo(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x,
+                        mlir::RankedTensorType result, mlir::ValueRange dynamicDims);
+mlir::Value reshape(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x,
+                    mlir::RankedTensorType result, mlir::ValueRange dynamicDims);
+mlir::Value permute(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x,
+                    mlir::RankedTensorType result, llvm::ArrayRef<int64_t> permutation);
+mlir::Value concat(mlir::OpBuilder& b, mlir::Location loc, mlir::ValueRange xs,
+                   mlir::RankedTensorType result, int64_t axis);
+mlir::Value slice(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x,
+                  mlir::RankedTensorType result, mlir::ValueRange starts,
+                  mlir::ValueRange dynamicSizes, llvm::ArrayRef<int64_t> steps,
+                  llvm::ArrayRef<int64_t> droppedAxes);
+mlir::Value iota(mlir::OpBuilder& b, mlir::Location loc, mlir::RankedTensorType result,
+                 mlir::ValueRange dynamicDims);
+mlir::Value fill(mlir::OpBuilder& b, mlir::Location loc, mlir::Value scalar,
+                 mlir::RankedTensorType result, mlir::ValueRange dynamicDims);
+mlir::Value cumsum(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, int64_t axis);
+
+// Creates a `linnet.notation` whose body is `body` (already filled, ending in
+// yield), taking the block into the op's region.
+mlir::Value notation(mlir::OpBuilder& b, mlir::Location loc, mlir::RankedTensorType result,
+                     mlir::ValueRange inputs, mlir::ValueRange dynamicExtents,
+                     llvm::ArrayRef<int64_t> extents, llvm::ArrayRef<mlir::AffineMap> maps,
+                     llvm::ArrayRef<int64_t> outputDims, ReduceKind reduction, mlir::Block* body);
+void yield(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v);
+
+// ---- scalars (notation bodies): arith and math on elements ----
+mlir::Value scalarBinary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind, mlir::Value lhs,
+                         mlir::Value rhs, bool isUnsigned);
+mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x);
+mlir::Value scalarCast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type to,
+                       bool unsignedIn, bool unsignedOut);
+// A rank-0 tensor holding `scalar`.
+mlir::Value scalarTensor(mlir::OpBuilder& b, mlir::Location loc, mlir::Value scalar);
+
+}  // namespace emit
+}  // namespace linnet::lower

@@ -1,0 +1,740 @@
+// Expressions outside index notation: names, literals, operators, calls,
+// indexing and slicing, tuples, optionals and `match`. Literals and
+// compile-time integers stay untyped values until a context gives them a
+// dtype (the checker's rule, spec §1.7): the other operand, the expression's
+// type, or the parameter or annotation they flow into.
+#include <fmt/format.h>
+
+#include <mlir/Dialect/Arith/IR/Arith.h>
+#include <mlir/Dialect/Tensor/IR/Tensor.h>
+
+#include "compiler/lower/LowerImpl.h"
+#include "compiler/manifest/ProgramBlocks.h"
+
+namespace linnet::lower {
+
+namespace {
+
+bool isUnsignedScalar(ast::ScalarType s) {
+  return s == ast::ScalarType::U8 || s == ast::ScalarType::U16 || s == ast::ScalarType::U32 ||
+         s == ast::ScalarType::U64;
+}
+
+std::optional<BinaryKind> binaryKind(ast::BinaryOp op, bool isBool) {
+  switch (op) {
+    case ast::BinaryOp::Or: return BinaryKind::Or;
+    case ast::BinaryOp::And: return BinaryKind::And;
+    case ast::BinaryOp::Eq: return BinaryKind::Eq;
+    case ast::BinaryOp::Ne: return BinaryKind::Ne;
+    case ast::BinaryOp::Lt: return BinaryKind::Lt;
+    case ast::BinaryOp::Le: return BinaryKind::Le;
+    case ast::BinaryOp::Gt: return BinaryKind::Gt;
+    case ast::BinaryOp::Ge: return BinaryKind::Ge;
+    case ast::BinaryOp::BitOr: return BinaryKind::Or;
+    case ast::BinaryOp::BitXor: return BinaryKind::Xor;
+    case ast::BinaryOp::BitAnd: return BinaryKind::And;
+    case ast::BinaryOp::Add: return BinaryKind::Add;
+    case ast::BinaryOp::Sub: return BinaryKind::Sub;
+    case ast::BinaryOp::Mul: return BinaryKind::Mul;
+    case ast::BinaryOp::Div: return BinaryKind::Div;
+    case ast::BinaryOp::Rem: return BinaryKind::Rem;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool isComparison(BinaryKind k) {
+  switch (k) {
+    case BinaryKind::Eq:
+    case BinaryKind::Ne:
+    case BinaryKind::Lt:
+    case BinaryKind::Le:
+    case BinaryKind::Gt:
+    case BinaryKind::Ge: return true;
+    default: return false;
+  }
+}
+
+std::nullopt_t Lowerer::unsupported(Span at, std::string what) {
+  diagnostics_.emit(DiagnosticKind::NotCompilable, at, what)
+      .label("the compiler cannot lower this yet")
+      .help("docs/lowering.md lists what compiles; `linnet check` accepts the program");
+  return std::nullopt;
+}
+
+Result Lowerer::lowerExpr(const ast::Expr* e) {
+  switch (e->kind) {
+    case ast::ExprKind::IntLiteral:
+      return Val::integer(shape::DimExpr::constant(
+          static_cast<int64_t>(static_cast<const ast::IntLiteralExpr*>(e)->value)));
+    case ast::ExprKind::FloatLiteral:
+      return Val::floating(static_cast<const ast::FloatLiteralExpr*>(e)->value);
+    case ast::ExprKind::BoolLiteral:
+      return Val::boolean(static_cast<const ast::BoolLiteralExpr*>(e)->value);
+    case ast::ExprKind::NoneLiteral: return Val::of(Val::Kind::None);
+    case ast::ExprKind::StringLiteral: return unsupported(e->span, "a string");
+    case ast::ExprKind::Name: return lowerName(static_cast<const ast::NameExpr*>(e));
+    case ast::ExprKind::Some: {
+      auto inner = lowerExpr(static_cast<const ast::SomeExpr*>(e)->value);
+      if (!inner) return std::nullopt;
+      Val v = Val::of(Val::Kind::Some);
+      v.elements.push_back(*inner);
+      return v;
+    }
+    case ast::ExprKind::Unary: return lowerUnary(static_cast<const ast::UnaryExpr*>(e));
+    case ast::ExprKind::Binary: return lowerBinary(static_cast<const ast::BinaryExpr*>(e));
+    case ast::ExprKind::Call: return lowerCall(static_cast<const ast::CallExpr*>(e));
+    case ast::ExprKind::Index:
+      if (notation_) return lowerAccess(static_cast<const ast::IndexExpr*>(e));
+      return lowerIndex(static_cast<const ast::IndexExpr*>(e));
+    case ast::ExprKind::Member: {
+      auto* m = static_cast<const ast::MemberExpr*>(e);
+      auto base = lowerExpr(m->base);
+      if (!base) return std::nullopt;
+      if (base->kind == Val::Kind::Block) return lowerMemberOfBlock(*base, m->member, module(), e->span);
+      if (base->kind == Val::Kind::Struct && base->structItem) {
+        for (size_t i = 0; i < base->structItem->fields.size(); ++i)
+          if (base->structItem->fields[i].name.name == m->member.name) return base->elements[i];
+      }
+      if (const Symbol* s = module().symbolOf(m->member)) {
+        if (s->kind == SymbolKind::Item && s->module)
+          if (auto* c = ast::as<ast::ConstItem>(s->item)) return lowerConst(*s->module, *c, e->span);
+        if (s->kind == SymbolKind::EnumVariant) {
+          Val v = Val::of(Val::Kind::Enum);
+          v.enumItem = ast::as<ast::EnumItem>(s->item);
+          v.variant = s->variant;
+          return v;
+        }
+      }
+      return unsupported(e->span, fmt::format("the member `{}` here", m->member.name));
+    }
+    case ast::ExprKind::Tuple: {
+      Val v = Val::of(Val::Kind::Tuple);
+      for (const ast::Expr* x : static_cast<const ast::TupleExpr*>(e)->elements) {
+        auto part = lowerExpr(x);
+        if (!part) return std::nullopt;
+        v.elements.push_back(*part);
+      }
+      return v;
+    }
+    case ast::ExprKind::ShapeLiteral: return unsupported(e->span, "a shape used as a value");
+    case ast::ExprKind::Reduction: return lowerReduction(static_cast<const ast::ReductionExpr*>(e));
+    case ast::ExprKind::If: return lowerIf(static_cast<const ast::IfExpr*>(e));
+    case ast::ExprKind::Match: return lowerMatch(static_cast<const ast::MatchExpr*>(e));
+    case ast::ExprKind::Paren: return lowerExpr(static_cast<const ast::ParenExpr*>(e)->inner);
+    case ast::ExprKind::ForScan: return unsupported(e->span, "a `for` scan");
+  }
+  return unsupported(e->span, "this expression");
+}
+
+Result Lowerer::lowerName(const ast::NameExpr* e) {
+  const Symbol* s = module().symbolOf(e->name);
+  if (!s) return unsupported(e->span, fmt::format("the unresolved name `{}`", e->name.name));
+  switch (s->kind) {
+    case SymbolKind::Param: {
+      const auto& params = frame().item->params;
+      for (size_t i = 0; i < params.size() && i < frame().params.size(); ++i)
+        if (&params[i] == s->param) return frame().params[i];
+      break;
+    }
+    case SymbolKind::Local: {
+      auto it = frame().locals.find(keyOf(s->declSpan));
+      if (it != frame().locals.end()) return it->second;
+      break;
+    }
+    case SymbolKind::Generic:
+      if (s->generic && !s->generic->isPack && s->generic->constraint == ast::GenericKind::Dim)
+        return Val::integer(shape::instantiate(check::dimSymbol(*s->generic), frame().subst.shapes));
+      break;
+    case SymbolKind::Member: {
+      Val self = Val::of(Val::Kind::Block);
+      self.path = frame().blockPath;
+      self.block = frame().block;
+      return lowerMemberOfBlock(self, e->name, module(), e->span);
+    }
+    case SymbolKind::Item:
+      if (auto* c = s->item && s->module ? ast::as<ast::ConstItem>(s->item) : nullptr)
+        return lowerConst(*s->module, *c, e->span);
+      break;
+    case SymbolKind::EnumVariant: {
+      Val v = Val::of(Val::Kind::Enum);
+      v.enumItem = ast::as<ast::EnumItem>(s->item);
+      v.variant = s->variant;
+      return v;
+    }
+    default: break;
+  }
+  return unsupported(e->span, fmt::format("the name `{}` as a value here", e->name.name));
+}
+
+Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
+  if (++depth_ > 256) {
+    --depth_;
+    return unsupported(at, "constants nested this deep");
+  }
+  // A const is an expression of its own module, typed by the checker where it
+  // is used (a compile-time integer carries its value in its type).
+  Frame f;
+  f.module = &m;
+  f.fn = nullptr;
+  Result r;
+  {
+    FrameGuard g(*this, f);
+    r = lowerExpr(c.value);
+  }
+  --depth_;
+  if (!r || !c.type) return r;
+  if (auto* st = ast::as<ast::ScalarTypeNode>(c.type)) {
+    auto t = asScalarTensor(*r, st->scalar, at);
+    if (!t) return std::nullopt;
+    return Val::tensor(*t, check::Type::scalar(check::DType::of(st->scalar)));
+  }
+  return r;
+}
+
+Result Lowerer::lowerMemberOfBlock(const Val& self, const ast::Ident& name, const Module& m, Span at) {
+  if (!self.block) return unsupported(at, fmt::format("the member `{}`", name.name));
+  const ast::MemberItem* member = nullptr;
+  for (const ast::Item* item : self.block->body)
+    if (auto* mi = ast::as<ast::MemberItem>(item); mi && mi->name.name == name.name) member = mi;
+  if (!member) return unsupported(at, fmt::format("the member `{}`", name.name));
+  std::string path = self.path.empty() ? name.name : self.path + "." + name.name;
+  switch (member->member) {
+    case ast::MemberKind::Param:
+    case ast::MemberKind::Buffer: {
+      auto it = parameterArgs_.find(path);
+      bool optional = ast::isa<ast::OptionalTypeNode>(member->type);
+      if (it == parameterArgs_.end()) {
+        if (optional) return Val::of(Val::Kind::None);
+        return unsupported(at, fmt::format("the parameter `{}`, which is not bound", path));
+      }
+      auto type = mlir::cast<mlir::RankedTensorType>(it->second.getType());
+      const TensorSlot* slot = nullptr;
+      for (const TensorSlot& p : inputs_.parameters)
+        if (p.path == path) slot = &p;
+      shape::Shape shape;
+      for (int64_t d : type.getShape()) shape.push_back(shape::DimExpr::constant(d));
+      Val v = Val::tensor(it->second, check::Type::tensor(shape, check::DType::of(slot->dtype)));
+      if (!optional) return v;
+      Val some = Val::of(Val::Kind::Some);
+      some.elements.push_back(v);
+      return some;
+    }
+    case ast::MemberKind::State: {
+      auto it = state_.find(path);
+      if (it == state_.end()) return unsupported(at, fmt::format("the state `{}`, which is not sized", path));
+      readsState_ = true;
+      auto type = mlir::cast<mlir::RankedTensorType>(it->second.getType());
+      ast::ScalarType dtype = ast::ScalarType::F32;
+      for (const TensorSlot& p : inputs_.state)
+        if (p.path == path) dtype = p.dtype;
+      shape::Shape shape;
+      for (int64_t d : type.getShape()) shape.push_back(shape::DimExpr::constant(d));
+      return Val::tensor(it->second, check::Type::tensor(shape, check::DType::of(dtype)));
+    }
+    case ast::MemberKind::Sub: {
+      const ast::TypeNode* t = member->type;
+      bool optional = false;
+      if (auto* o = ast::as<ast::OptionalTypeNode>(t)) {
+        optional = true;
+        t = o->inner;
+      }
+      Val v = Val::of(Val::Kind::Block);
+      v.path = path;
+      if (auto* a = ast::as<ast::ArrayTypeNode>(t)) {
+        v.kind = Val::Kind::BlockArray;
+        // The array's length: count the bound parameters and state under it.
+        int64_t count = 0;
+        auto scan = [&](const std::string& p) {
+          if (p.rfind(path + ".", 0) != 0) return;
+          size_t start = path.size() + 1, end = p.find('.', start);
+          std::string index = p.substr(start, end - start);
+          if (!index.empty() && std::all_of(index.begin(), index.end(), ::isdigit))
+            count = std::max<int64_t>(count, std::stoll(index) + 1);
+        };
+        for (const TensorSlot& p : inputs_.parameters) scan(p.path);
+        for (const TensorSlot& p : inputs_.state) scan(p.path);
+        v.count = count;
+        t = a->element;
+      }
+      manifest::BlockRef ref = manifest::subBlock(m, member->type);
+      const Module* owner = self.blockModule ? self.blockModule : &m;
+      ref = manifest::subBlock(*owner, member->type);
+      v.block = ref.block;
+      v.blockModule = ref.module;
+      if (!v.block) return unsupported(at, fmt::format("the sub-block `{}`", path));
+      if (optional) {
+        bool present = false;
+        for (const TensorSlot& p : inputs_.parameters)
+          if (p.path.rfind(path + ".", 0) == 0) present = true;
+        if (!present) return Val::of(Val::Kind::None);
+        Val some = Val::of(Val::Kind::Some);
+        some.elements.push_back(v);
+        return some;
+      }
+      return v;
+    }
+  }
+  return unsupported(at, fmt::format("the member `{}`", name.name));
+}
+
+std::optional<mlir::Value> Lowerer::asScalarTensor(const Val& v, ast::ScalarType d, Span at) {
+  return asTensor(v, check::Type::scalar(check::DType::of(d)), at);
+}
+
+std::optional<mlir::Value> Lowerer::asTensor(const Val& v, const check::Type& type, Span at) {
+  auto tt = tensorType(type, at);
+  if (!tt) return std::nullopt;
+  if (v.kind == Val::Kind::Tensor) {
+    auto have = mlir::cast<mlir::RankedTensorType>(v.value.getType());
+    if (have.getElementType() == tt->getElementType()) return v.value;
+    // Only an untyped value computed at run time (an `if` of literals) gets here.
+    auto dt = concreteDType(type.dtype(), at);
+    auto from = v.type.isTensor() ? concreteDType(v.type.dtype(), at) : std::nullopt;
+    if (!dt || !from) return std::nullopt;
+    auto castType = mlir::RankedTensorType::get(have.getShape(), tt->getElementType());
+    auto isU = [](ast::ScalarType s) {
+      return s == ast::ScalarType::U8 || s == ast::ScalarType::U16 || s == ast::ScalarType::U32 ||
+             s == ast::ScalarType::U64;
+    };
+    return emit::cast(builder_, loc(at), v.value, castType, isU(*from), isU(*dt));
+  }
+  mlir::Type el = tt->getElementType();
+  mlir::Location l = loc(at);
+  mlir::Value scalar;
+  if (v.kind == Val::Kind::Element) {
+    scalar = v.value;
+  } else if (v.kind == Val::Kind::Float) {
+    if (!mlir::isa<mlir::FloatType>(el))
+      return unsupported(at, "a float literal where an integer is needed");
+    scalar = builder_.create<mlir::arith::ConstantOp>(l, builder_.getFloatAttr(el, v.number));
+  } else if (v.kind == Val::Kind::Bool) {
+    scalar = builder_.create<mlir::arith::ConstantOp>(l, builder_.getIntegerAttr(el, v.flag ? 1 : 0));
+  } else if (v.kind == Val::Kind::Int) {
+    if (auto c = v.dim.constantValue()) {
+      if (mlir::isa<mlir::FloatType>(el))
+        scalar = builder_.create<mlir::arith::ConstantOp>(l, builder_.getFloatAttr(el, double(*c)));
+      else
+        scalar = builder_.create<mlir::arith::ConstantOp>(l, builder_.getIntegerAttr(el, *c));
+    } else {
+      auto index = dimValue(v.dim, at);
+      if (!index) return std::nullopt;
+      mlir::Value i64 = builder_.create<mlir::arith::IndexCastOp>(l, builder_.getI64Type(), *index);
+      scalar = emit::scalarCast(builder_, l, i64, el, false, false);
+    }
+  } else {
+    return unsupported(at, "a value of this kind where a tensor is needed");
+  }
+  if (notation_) return scalar;  // inside a notation body elements stay scalars
+  mlir::Value t = emit::scalarTensor(builder_, l, scalar);
+  if (tt->getRank() == 0) return t;
+  auto dims = dynamicDims(type, at);
+  if (!dims) return std::nullopt;
+  return emit::fill(builder_, l, t, *tt, *dims);
+}
+
+Result Lowerer::lowerUnary(const ast::UnaryExpr* e) {
+  auto x = lowerExpr(e->operand);
+  if (!x) return std::nullopt;
+  switch (e->op) {
+    case ast::UnaryOp::Plus: return x;
+    case ast::UnaryOp::Negate:
+      if (x->kind == Val::Kind::Int) return Val::integer(-x->dim);
+      if (x->kind == Val::Kind::Float) return Val::floating(-x->number);
+      break;
+    case ast::UnaryOp::Not:
+      if (x->kind == Val::Kind::Bool) return Val::boolean(!x->flag);
+      break;
+  }
+  if (!x->isData()) return unsupported(e->span, "this operand");
+  UnaryKind k = e->op == ast::UnaryOp::Not ? UnaryKind::Not : UnaryKind::Neg;
+  check::Type t = typeOf(e);
+  if (x->kind == Val::Kind::Element)
+    return Val::element(emit::scalarUnary(builder_, loc(e->span), k, x->value), t);
+  return Val::tensor(emit::unary(builder_, loc(e->span), k, x->value), t);
+}
+
+Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
+  auto l = lowerExpr(e->lhs);
+  auto r = l ? lowerExpr(e->rhs) : std::nullopt;
+  if (!r) return std::nullopt;
+  // Both untyped: compile-time arithmetic.
+  if (!l->isData() && !r->isData()) {
+    if (l->kind == Val::Kind::Int && r->kind == Val::Kind::Int) {
+      const shape::DimExpr &a = l->dim, &b = r->dim;
+      auto ca = a.constantValue(), cb = b.constantValue();
+      switch (e->op) {
+        case ast::BinaryOp::Add: return Val::integer(a + b);
+        case ast::BinaryOp::Sub: return Val::integer(a - b);
+        case ast::BinaryOp::Mul: return Val::integer(a * b);
+        case ast::BinaryOp::Div: return Val::integer(shape::DimExpr::floorDiv(a, b));
+        case ast::BinaryOp::Rem: return Val::integer(shape::DimExpr::mod(a, b));
+        default:
+          if (ca && cb) {
+            switch (e->op) {
+              case ast::BinaryOp::Eq: return Val::boolean(*ca == *cb);
+              case ast::BinaryOp::Ne: return Val::boolean(*ca != *cb);
+              case ast::BinaryOp::Lt: return Val::boolean(*ca < *cb);
+              case ast::BinaryOp::Le: return Val::boolean(*ca <= *cb);
+              case ast::BinaryOp::Gt: return Val::boolean(*ca > *cb);
+              case ast::BinaryOp::Ge: return Val::boolean(*ca >= *cb);
+              case ast::BinaryOp::BitAnd: return Val::integer(shape::DimExpr::constant(*ca & *cb));
+              case ast::BinaryOp::BitOr: return Val::integer(shape::DimExpr::constant(*ca | *cb));
+              case ast::BinaryOp::BitXor: return Val::integer(shape::DimExpr::constant(*ca ^ *cb));
+              default: break;
+            }
+          }
+          break;
+      }
+    }
+    auto num = [](const Val& v, double& out) {
+      if (v.kind == Val::Kind::Float) out = v.number;
+      else if (v.kind == Val::Kind::Int && v.dim.constantValue()) out = double(*v.dim.constantValue());
+      else return false;
+      return true;
+    };
+    double a = 0, b = 0;
+    if ((l->kind == Val::Kind::Float || r->kind == Val::Kind::Float) && num(*l, a) && num(*r, b)) {
+      switch (e->op) {
+        case ast::BinaryOp::Add: return Val::floating(a + b);
+        case ast::BinaryOp::Sub: return Val::floating(a - b);
+        case ast::BinaryOp::Mul: return Val::floating(a * b);
+        case ast::BinaryOp::Div: return Val::floating(a / b);
+        case ast::BinaryOp::Lt: return Val::boolean(a < b);
+        case ast::BinaryOp::Le: return Val::boolean(a <= b);
+        case ast::BinaryOp::Gt: return Val::boolean(a > b);
+        case ast::BinaryOp::Ge: return Val::boolean(a >= b);
+        case ast::BinaryOp::Eq: return Val::boolean(a == b);
+        case ast::BinaryOp::Ne: return Val::boolean(a != b);
+        default: break;
+      }
+    }
+    if (l->kind == Val::Kind::Bool && r->kind == Val::Kind::Bool) {
+      switch (e->op) {
+        case ast::BinaryOp::And:
+        case ast::BinaryOp::BitAnd: return Val::boolean(l->flag && r->flag);
+        case ast::BinaryOp::Or:
+        case ast::BinaryOp::BitOr: return Val::boolean(l->flag || r->flag);
+        case ast::BinaryOp::BitXor:
+        case ast::BinaryOp::Ne: return Val::boolean(l->flag != r->flag);
+        case ast::BinaryOp::Eq: return Val::boolean(l->flag == r->flag);
+        default: break;
+      }
+    }
+    // Compile-time integers compared with runtime-only dims: computed as data.
+  }
+  check::Type result = typeOf(e);
+  if (!result.isTensor()) return unsupported(e->span, "this operator on these operands");
+  // The operands' dtype: the typed operand's (comparisons), else the result's.
+  check::Type lt = typeOf(e->lhs), rt = typeOf(e->rhs);
+  check::DType operand = result.dtype();
+  if (lt.isTensor()) operand = lt.dtype();
+  else if (rt.isTensor()) operand = rt.dtype();
+  auto od = concreteDType(operand, e->span);
+  if (!od) return std::nullopt;
+  auto kind = binaryKind(e->op, false);
+  if (!kind) return unsupported(e->opSpan, "this operator");
+  bool isUnsigned = isUnsignedScalar(*od);
+  mlir::Location at = loc(e->span);
+  if (notation_) {
+    auto a = asElement(*l, *od, e->lhs->span);
+    auto b = a ? asElement(*r, *od, e->rhs->span) : std::nullopt;
+    if (!b) return std::nullopt;
+    return Val::element(emit::scalarBinary(builder_, at, *kind, *a, *b, isUnsigned), result);
+  }
+  auto operandType = [&](const Val& v, const check::Type& t) {
+    return v.kind == Val::Kind::Tensor ? v.type : check::Type::scalar(check::DType::of(*od));
+  };
+  auto a = asTensor(*l, operandType(*l, lt), e->lhs->span);
+  auto b = a ? asTensor(*r, operandType(*r, rt), e->rhs->span) : std::nullopt;
+  auto tt = b ? tensorType(result, e->span) : std::nullopt;
+  if (!tt) return std::nullopt;
+  return Val::tensor(emit::binary(builder_, at, *kind, *a, *b, *tt, isUnsigned), result);
+}
+
+Result Lowerer::lowerCall(const ast::CallExpr* e) {
+  if (frame().fn) {
+    auto it = frame().fn->calls.find(e);
+    if (it != frame().fn->calls.end()) {
+      const check::CallBinding& binding = it->second;
+      std::optional<Val> receiver;
+      const check::Signature* sig = inputs_.checked->signatureOf(binding.callee);
+      if (sig && sig->owner) {
+        if (auto* m = ast::as<ast::MemberExpr>(e->callee)) {
+          auto base = lowerExpr(m->base);
+          if (!base) return std::nullopt;
+          receiver = *base;
+        } else {
+          Val self = Val::of(Val::Kind::Block);
+          self.path = frame().blockPath;
+          self.block = frame().block;
+          receiver = self;
+        }
+      }
+      return callFunction(binding, e, receiver);
+    }
+  }
+  check::Type callee = frame().fn && frame().fn->typeOf(e->callee) ? *frame().fn->typeOf(e->callee)
+                                                                   : check::Type::error();
+  if (callee.kind() == check::TypeKind::Function && !callee.functionItem())
+    return lowerPrelude(e, callee.preludeName());
+  check::Type t = typeOf(e);
+  if (t.kind() == check::TypeKind::Struct) {
+    Val v = Val::of(Val::Kind::Struct);
+    v.structItem = t.structItem();
+    std::vector<std::optional<Val>> fields(v.structItem->fields.size());
+    size_t positional = 0;
+    for (const ast::Argument& a : e->args) {
+      size_t i = positional;
+      if (a.isNamed()) {
+        for (i = 0; i < fields.size() && v.structItem->fields[i].name.name != a.name.name; ++i) {}
+      } else {
+        ++positional;
+      }
+      if (i >= fields.size()) return unsupported(a.span, "this struct field");
+      fields[i] = lowerExpr(a.value);
+      if (!fields[i]) return std::nullopt;
+    }
+    for (auto& f : fields) {
+      if (!f) return unsupported(e->span, "a struct with a field left out");
+      v.elements.push_back(*f);
+    }
+    return v;
+  }
+  return unsupported(e->span, "this call");
+}
+
+// Untyped values become tensors of the declared type; structure is kept.
+static Result coerceTo(Lowerer& l, const Val& v, const check::Type& type, Span at) {
+  switch (type.kind()) {
+    case check::TypeKind::Tensor: {
+      if (v.kind == Val::Kind::Tensor) return v;
+      auto t = l.asTensor(v, type, at);
+      if (!t) return std::nullopt;
+      return Val::tensor(*t, type);
+    }
+    case check::TypeKind::Tuple: {
+      if (v.kind != Val::Kind::Tuple || v.elements.size() != type.elements().size()) return v;
+      Val out = v;
+      for (size_t i = 0; i < v.elements.size(); ++i) {
+        auto part = coerceTo(l, v.elements[i], type.elements()[i], at);
+        if (!part) return std::nullopt;
+        out.elements[i] = *part;
+      }
+      return out;
+    }
+    case check::TypeKind::Optional: {
+      if (v.kind != Val::Kind::Some) return v;
+      auto inner = coerceTo(l, v.elements[0], type.optionalInner(), at);
+      if (!inner) return std::nullopt;
+      Val out = v;
+      out.elements[0] = *inner;
+      return out;
+    }
+    default: return v;
+  }
+}
+
+Result Lowerer::callFunction(const check::CallBinding& binding, const ast::CallExpr* call,
+                             std::optional<Val> receiver) {
+  const ast::FunctionItem& f = *binding.callee;
+  const check::CheckedFunction* checked = inputs_.checked->functionOf(&f);
+  if (!checked || !checked->signature) return unsupported(call->span, fmt::format("the call of `{}`", f.name.name));
+  if (f.function == ast::FunctionKind::Kernel) return unsupported(call->span, "a kernel");
+  if (f.kernelBinding) return unsupported(call->span, fmt::format("the kernel binding of `{}`", f.name.name));
+  if (depth_ > 64) return unsupported(call->span, "calls nested this deep (recursion?)");
+  Frame callee;
+  callee.module = binding.module;
+  callee.fn = checked;
+  callee.item = &f;
+  // The callee's generics in the entry's terms. A method called on its own
+  // block by bare name shares the caller's block generics, which the
+  // binding does not repeat.
+  if (receiver && !binding.owner) callee.subst = frame().subst;
+  for (const auto& [id, d] : binding.subst.shapes.dims)
+    callee.subst.shapes.dims[id] = shape::instantiate(d, frame().subst.shapes);
+  for (const auto& [id, s] : binding.subst.shapes.packs)
+    callee.subst.shapes.packs[id] = shape::instantiate(s, frame().subst.shapes);
+  for (const auto& [g, d] : binding.subst.dtypes)
+    callee.subst.dtypes[g] = check::instantiate(d, frame().subst);
+  if (receiver) {
+    if (receiver->kind != Val::Kind::Block) return unsupported(call->span, "this method's receiver");
+    callee.blockPath = receiver->path;
+    callee.block = receiver->block;
+  }
+  // Arguments in the caller's frame, defaults in the callee's.
+  std::vector<std::optional<Val>> args(f.params.size());
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    if (i < binding.argFor.size() && binding.argFor[i]) {
+      args[i] = lowerExpr(binding.argFor[i]);
+      if (!args[i]) return std::nullopt;
+    }
+  }
+  ++depth_;
+  Result result;
+  bool ok = true;
+  {
+    FrameGuard guard(*this, callee);
+    for (size_t i = 0; i < f.params.size() && ok; ++i) {
+      if (!args[i]) {
+        if (!f.params[i].defaultValue) ok = false;
+        else args[i] = lowerExpr(f.params[i].defaultValue);
+        if (!args[i]) ok = false;
+      }
+      if (!ok) break;
+      auto coerced = coerceTo(*this, *args[i], instantiate(checked->signature->params[i]),
+                              f.params[i].span);
+      if (!coerced) ok = false;
+      else callee.params.push_back(*coerced);
+    }
+  }
+  if (ok && shouldOutline(receiver)) {
+    if (auto outlined = callOutlined(f, callee, *receiver, callee.params, call->span)) {
+      --depth_;
+      return *outlined;
+    }
+  }
+  if (ok) {
+    FrameGuard guard(*this, callee);
+    if (lowerBody(f.body)) result = callee.returned ? *callee.returned : Val::of(Val::Kind::Unit);
+  }
+  --depth_;
+  return result;
+}
+
+Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
+  auto base = lowerExpr(e->base);
+  if (!base) return std::nullopt;
+  if (base->kind == Val::Kind::BlockArray) {
+    if (e->components.size() != 1 || !e->components[0].value) return unsupported(e->span, "this index");
+    auto i = lowerExpr(e->components[0].value);
+    if (!i) return std::nullopt;
+    auto c = i->kind == Val::Kind::Int ? i->dim.constantValue() : std::nullopt;
+    if (!c || *c < 0 || *c >= base->count) return unsupported(e->span, "a block array index not known at build time");
+    Val v = *base;
+    v.kind = Val::Kind::Block;
+    v.path = base->path + "." + std::to_string(*c);
+    return v;
+  }
+  if (base->kind != Val::Kind::Tensor) return unsupported(e->span, "indexing this value");
+  check::Type bt = base->type;
+  check::Type result = typeOf(e);
+  auto rt = tensorType(result, e->span);
+  auto rank = bt.rank();
+  if (!rt || !rank) return std::nullopt;
+  mlir::Location at = loc(e->span);
+  // Which axis each component addresses: leading ones, or trailing after `...`.
+  size_t ellipsis = e->components.size();
+  for (size_t k = 0; k < e->components.size(); ++k)
+    if (e->components[k].kind == ast::IndexComponentKind::Ellipsis) ellipsis = k;
+  std::vector<mlir::Value> starts(*rank);
+  std::vector<int64_t> steps(*rank, 1);
+  std::vector<int64_t> dropped;
+  std::vector<bool> sliced(*rank, false);
+  auto zero = [&] { return builder_.create<mlir::arith::ConstantIndexOp>(at, 0).getResult(); };
+  auto indexOf = [&](const ast::Expr* x, const shape::DimExpr& extent) -> std::optional<mlir::Value> {
+    auto v = lowerExpr(x);
+    if (!v) return std::nullopt;
+    if (v->kind == Val::Kind::Int) {
+      shape::DimExpr d = v->dim;
+      if (auto c = d.constantValue(); c && *c < 0) d = extent + d;
+      return dimValue(d, x->span);
+    }
+    if (v->kind == Val::Kind::Tensor && v->type.isScalar()) {
+      mlir::Value s = builder_.create<mlir::tensor::ExtractOp>(at, v->value, mlir::ValueRange{});
+      return builder_.create<mlir::arith::IndexCastOp>(at, builder_.getIndexType(), s).getResult();
+    }
+    unsupported(x->span, "this index");
+    return std::nullopt;
+  };
+  for (size_t k = 0; k < e->components.size(); ++k) {
+    const ast::IndexComponent& c = e->components[k];
+    if (c.kind == ast::IndexComponentKind::Ellipsis) continue;
+    size_t axis = k < ellipsis ? k : *rank - (e->components.size() - k);
+    auto extent = dimOfShape(bt.shape()[axis], c.span);
+    if (!extent) return std::nullopt;
+    if (c.kind == ast::IndexComponentKind::Expr) {
+      auto s = indexOf(c.value, *extent);
+      if (!s) return std::nullopt;
+      starts[axis] = *s;
+      dropped.push_back(int64_t(axis));
+      sliced[axis] = true;
+    } else if (c.kind == ast::IndexComponentKind::Slice) {
+      if (c.start) {
+        auto s = indexOf(c.start, *extent);
+        if (!s) return std::nullopt;
+        starts[axis] = *s;
+      }
+      if (c.step) {
+        auto st = lowerExpr(c.step);
+        if (!st) return std::nullopt;
+        auto cst = st->kind == Val::Kind::Int ? st->dim.constantValue() : std::nullopt;
+        if (!cst || *cst <= 0) return unsupported(c.step->span, "this slice step");
+        steps[axis] = *cst;
+      }
+      sliced[axis] = true;
+    } else {
+      return unsupported(c.span, "a pack component outside index notation");
+    }
+  }
+  for (auto& s : starts)
+    if (!s) s = zero();
+  // Sizes of the kept axes are the result's dims.
+  auto dyn = dynamicDims(result, e->span);
+  if (!dyn) return std::nullopt;
+  return Val::tensor(emit::slice(builder_, at, base->value, *rt, starts, *dyn, steps, dropped), result);
+}
+
+Result Lowerer::lowerMatch(const ast::MatchExpr* e) {
+  auto s = lowerExpr(e->scrutinee);
+  if (!s) return std::nullopt;
+  for (const ast::MatchArm& arm : e->arms) {
+    const ast::Pattern* p = arm.pattern;
+    bool matches = false;
+    std::optional<Val> bound;
+    switch (p->kind) {
+      case ast::PatternKind::None: matches = s->kind == Val::Kind::None; break;
+      case ast::PatternKind::Some:
+        if (s->kind == Val::Kind::Some) {
+          matches = true;
+          if (!bindPattern(p->inner, s->elements[0])) return std::nullopt;
+        }
+        break;
+      case ast::PatternKind::Binding: {
+        const Symbol* sym = module().symbolOf(p->name);
+        if (sym && sym->kind == SymbolKind::EnumVariant) {
+          matches = s->kind == Val::Kind::Enum && s->variant == sym->variant;
+        } else {
+          matches = true;
+          if (!bindPattern(p, *s)) return std::nullopt;
+        }
+        break;
+      }
+      case ast::PatternKind::Tuple:
+        matches = true;
+        if (!bindPattern(p, *s)) return std::nullopt;
+        break;
+    }
+    if (matches) return lowerExpr(arm.value);
+  }
+  return unsupported(e->span, "a `match` whose arm is chosen at run time");
+}
+
+Result Lowerer::lowerIf(const ast::IfExpr* e) {
+  auto c = lowerExpr(e->condition);
+  if (!c) return std::nullopt;
+  if (c->kind == Val::Kind::Bool) return lowerExpr(c->flag ? e->thenValue : e->elseValue);
+  if (notation_) return unsupported(e->span, "an `if` on data inside index notation (write `select`)");
+  return lowerRuntimeIf(e, *c);
+}
+
+mlir::Location Lowerer::loc(Span s) {
+  // Spans become file:line:col locations, so a late failure still points at the source.
+  if (!inputs_.sources || !s.valid()) return mlir::UnknownLoc::get(&context_);
+  const SourceFile& f = inputs_.sources->file(s.file);
+  LineColumn lc = f.lineColumn(s.begin);
+  return mlir::FileLineColLoc::get(&context_, f.path(), lc.line, lc.column);
+}
+
+}  // namespace linnet::lower

@@ -1,0 +1,258 @@
+// The lowering's internals: the values a Linnet expression lowers to, the
+// frame of one instantiated function, and the Lowerer that walks the typed
+// IR. Shared by the Lower*.cpp files only.
+//
+// A function body is lowered once per instantiation, in place, into the
+// entry being built: its generics are substituted down to the entry's own
+// (root generics are integers by then, entry generics stay symbols), so every
+// type met while lowering is the checker's type instantiated with the frame's
+// substitution. Values that are structure rather than data (tuples,
+// optionals, blocks, compile-time integers, literals) stay structure: only
+// tensors become SSA values.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <mlir/IR/Builders.h>
+#include <mlir/IR/BuiltinTypes.h>
+#include <mlir/IR/Value.h>
+
+#include "compiler/check/CheckerImpl.h"
+#include "compiler/lower/Emit.h"
+#include "compiler/lower/Lowering.h"
+
+namespace linnet::lower {
+
+using check::SpanKey;
+using check::keyOf;
+
+// What a Linnet expression lowers to.
+struct Val {
+  enum class Kind {
+    Tensor,    // `value`: a ranked tensor (rank 0 for a scalar); `type` its Linnet type
+    Element,   // `value`: a scalar element inside a notation body; `type` rank 0
+    Int,       // an untyped integer (literal or compile-time): `dim`
+    Float,     // an untyped float literal: `number`
+    Bool,      // a literal `true`/`false`: `flag`
+    Unit,
+    None,
+    Some,      // elements[0]
+    Tuple,     // elements
+    Struct,    // elements, in field order; `structItem`
+    Enum,      // `variant` of `enumItem`
+    Block,     // a block instance at `path` (`layers.3.attention`, "" for the root)
+    BlockArray,  // `path` (`layers`), `count` elements
+  };
+  Kind kind = Kind::Unit;
+  mlir::Value value;
+  check::Type type;
+  shape::DimExpr dim;
+  double number = 0;
+  bool flag = false;
+  std::vector<Val> elements;
+  std::string path;
+  const ast::BlockItem* block = nullptr;
+  const Module* blockModule = nullptr;
+  int64_t count = 0;
+  const ast::StructItem* structItem = nullptr;
+  const ast::EnumItem* enumItem = nullptr;
+  uint32_t variant = 0;
+
+  static Val tensor(mlir::Value v, check::Type t) {
+    Val r;
+    r.kind = Kind::Tensor;
+    r.value = v;
+    r.type = std::move(t);
+    return r;
+  }
+  static Val element(mlir::Value v, check::Type t) {
+    Val r = tensor(v, std::move(t));
+    r.kind = Kind::Element;
+    return r;
+  }
+  static Val integer(shape::DimExpr d) {
+    Val r;
+    r.kind = Kind::Int;
+    r.dim = std::move(d);
+    return r;
+  }
+  static Val floating(double x) {
+    Val r;
+    r.kind = Kind::Float;
+    r.number = x;
+    return r;
+  }
+  static Val boolean(bool b) {
+    Val r;
+    r.kind = Kind::Bool;
+    r.flag = b;
+    return r;
+  }
+  static Val of(Kind k) {
+    Val r;
+    r.kind = k;
+    return r;
+  }
+  bool isData() const { return kind == Kind::Tensor || kind == Kind::Element; }
+};
+
+// One instantiated function (or the entry itself) being lowered.
+struct Frame {
+  const Module* module = nullptr;
+  const check::CheckedFunction* fn = nullptr;
+  const ast::FunctionItem* item = nullptr;
+  check::Substitution subst;  // its generics -> the entry's (dims) and concrete dtypes
+  std::string blockPath;      // the owner block instance ("" for the root block)
+  const ast::BlockItem* block = nullptr;
+  std::map<SpanKey, Val> locals;
+  std::vector<Val> params;    // parallel to item->params
+  std::optional<Val> returned;
+};
+
+// Index notation being lowered: the loop dims of one `linnet.notation`.
+struct NotationState {
+  // Each index variable (by its declaring identifier) -> its loop dims (a
+  // pack index has several).
+  std::map<SpanKey, std::vector<unsigned>> dims;
+  std::vector<std::optional<shape::DimExpr>> extents;  // per loop dim, once known
+  mlir::Block* body = nullptr;
+  unsigned loopCount = 0;
+  // Inputs read at an affine map of the loop dims.
+  std::vector<mlir::Value> inputs;
+  std::vector<mlir::AffineMap> maps;
+  // Where values the body reads from outside are created: before the op.
+  mlir::OpBuilder::InsertPoint outer;
+};
+
+// Thrown nowhere: a failed lowering reports and returns std::nullopt up the
+// call chain (`Result`).
+using Result = std::optional<Val>;
+
+class Lowerer {
+ public:
+  Lowerer(mlir::MLIRContext& context, const LowerInputs& inputs, DiagnosticEmitter& diagnostics)
+      : context_(context), inputs_(inputs), diagnostics_(diagnostics), builder_(&context) {}
+
+  std::optional<LoweredProgram> run();
+
+  // ---- types and dims (LowerTypes.cpp) ----
+  mlir::Type elementType(ast::ScalarType s);
+  std::optional<ast::ScalarType> concreteDType(const check::DType& d, Span at);
+  check::Type instantiate(const check::Type& t) const;
+  // The checker's type of `e` in the current frame, instantiated.
+  check::Type typeOf(const ast::Expr* e) const;
+  std::optional<mlir::RankedTensorType> tensorType(const check::Type& t, Span at);
+  std::optional<std::vector<int64_t>> staticShape(const check::Type& t);
+  // Index values of the dynamic dims of `t`, in order.
+  std::optional<std::vector<mlir::Value>> dynamicDims(const check::Type& t, Span at);
+  std::optional<mlir::Value> dimValue(const shape::DimExpr& d, Span at);
+  std::string dimSpelling(const shape::DimExpr& d) const;
+  std::optional<shape::DimExpr> dimOfShape(const shape::ShapeDim& d, Span at);
+
+  // ---- expressions (LowerExpr.cpp) ----
+  Result lowerExpr(const ast::Expr* e);
+  // A value as a tensor of `type` (literals and compile-time ints take it).
+  std::optional<mlir::Value> asTensor(const Val& v, const check::Type& type, Span at);
+  // A value as a rank-0 tensor of dtype `d`.
+  std::optional<mlir::Value> asScalarTensor(const Val& v, ast::ScalarType d, Span at);
+  Result lowerName(const ast::NameExpr* e);
+  Result lowerMemberOfBlock(const Val& block, const ast::Ident& member, const Module& m, Span at);
+  Result lowerUnary(const ast::UnaryExpr* e);
+  Result lowerBinary(const ast::BinaryExpr* e);
+  Result lowerCall(const ast::CallExpr* e);
+  Result lowerIndex(const ast::IndexExpr* e);
+  Result lowerMatch(const ast::MatchExpr* e);
+  Result lowerIf(const ast::IfExpr* e);
+  Result callFunction(const check::CallBinding& binding, const ast::CallExpr* call,
+                      std::optional<Val> receiver);
+  Result lowerConst(const Module& m, const ast::ConstItem& c, Span at);
+
+  // ---- outlining (LowerOutline.cpp) ----
+  bool shouldOutline(const std::optional<Val>& receiver) const;
+  // nullopt: the call cannot be outlined (the caller inlines it).
+  std::optional<Result> callOutlined(const ast::FunctionItem& f, Frame& callee, const Val& receiver,
+                                     std::vector<Val> args, Span at);
+
+  // ---- prelude (LowerPrelude.cpp) ----
+  Result lowerPrelude(const ast::CallExpr* call, const std::string& name);
+
+  // ---- index notation (LowerNotation.cpp) ----
+  Result lowerComprehension(const ast::LetComprehensionStmt* s);
+  Result lowerReduction(const ast::ReductionExpr* r);
+  struct NotationOutput {
+    SpanKey key;                         // the index variable's declaration
+    std::vector<shape::DimExpr> extents;  // one per loop dim (a pack has several)
+  };
+  Result lowerNotation(const std::vector<NotationOutput>& outputs, const ast::Expr* value,
+                       const std::map<SpanKey, std::vector<shape::DimExpr>>& domains, Span where);
+  bool indexDomains(const ast::Expr* value, std::map<SpanKey, std::vector<shape::DimExpr>>& domains);
+  Result lowerNotationValue(const ast::Expr* e, NotationState& n);
+  std::optional<mlir::Value> asElement(const Val& v, ast::ScalarType d, Span at);
+  Result lowerAccess(const ast::IndexExpr* e);
+  std::optional<mlir::Value> addNotationInput(mlir::Value tensor, mlir::AffineMap map);
+
+  // ---- statements (LowerStmt.cpp) ----
+  bool lowerBody(const std::vector<ast::Stmt*>& body);
+  bool lowerStmt(const ast::Stmt* s);
+  bool bindPattern(const ast::Pattern* p, const Val& v);
+  bool assignState(const ast::AssignStmt* s);
+
+  // ---- run-time control flow (LowerControl.cpp) ----
+  struct Carried;
+  std::optional<Carried> carriedBy(const std::vector<ast::Stmt*>& body, Span at);
+  void bindCarried(const Carried& c, mlir::ValueRange values);
+  std::optional<std::vector<mlir::Value>> currentCarried(const Carried& c, Span at);
+  std::optional<mlir::Value> conditionValue(const Val& v, Span at);
+  bool lowerWhile(const ast::WhileStmt* w);
+  bool lowerFor(const ast::ForStmt* f);
+  Result lowerRuntimeIf(const ast::IfExpr* e, const Val& condition);
+
+  // ---- reporting ----
+  std::nullopt_t unsupported(Span at, std::string what);
+
+  Frame& frame() { return *frames_.back(); }
+  const Frame& frame() const { return *frames_.back(); }
+  const Module& module() const { return *frames_.back()->module; }
+  mlir::Location loc(Span s);
+  mlir::OpBuilder& builder() { return builder_; }
+
+ private:
+  friend struct FrameGuard;
+  bool lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out);
+
+  mlir::MLIRContext& context_;
+  const LowerInputs& inputs_;
+  DiagnosticEmitter& diagnostics_;
+  mlir::OpBuilder builder_;
+  std::vector<Frame*> frames_;
+  // The entry being built.
+  std::map<shape::SymbolId, mlir::Value> entryDims_;
+  std::map<shape::SymbolId, std::string> entryDimNames_;
+  std::map<std::string, mlir::Value> parameterArgs_;  // by concrete path
+  // Each state tensor's current value (SSA: an assignment replaces it), and
+  // whether the entry read or wrote any.
+  std::map<std::string, mlir::Value> state_;
+  bool readsState_ = false;
+  bool writesState_ = false;
+  NotationState* notation_ = nullptr;  // set while lowering a notation body
+  struct Outlined {
+    std::string name;
+    Val result;  // the structure of what it returns; its tensors are the results
+    std::vector<shape::SymbolId> dims;
+  };
+  std::map<std::string, Outlined> outlined_;
+  int depth_ = 0;                      // instantiation depth (recursion guard)
+};
+
+// Pushes a frame for the scope of a call.
+struct FrameGuard {
+  FrameGuard(Lowerer& l, Frame& f) : lowerer(l) { lowerer.frames_.push_back(&f); }
+  ~FrameGuard() { lowerer.frames_.pop_back(); }
+  Lowerer& lowerer;
+};
+
+}  // namespace linnet::lower

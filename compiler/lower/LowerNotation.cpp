@@ -1,0 +1,343 @@
+// Index notation (`let c[m, n] = sum<f32>[k] a[m, k] * b[k, n]`, spec §6) to
+// one `linnet.notation`: the outputs, then the reduction indices, are its
+// loop dims (a pack index `*s` stands for as many dims as its pack has at
+// this instantiation); a tensor read at index variables or compile-time
+// integers is an input with an affine map; any other subscript (a gather,
+// `table[ids[s], h]`) reads with `tensor.extract` inside the body. The body
+// is scalar arithmetic on elements. Extents come from the types of the
+// tensors each index subscripts (the checker proved they agree).
+#include <fmt/format.h>
+
+#include <set>
+
+#include <mlir/Dialect/Arith/IR/Arith.h>
+#include <mlir/Dialect/Tensor/IR/Tensor.h>
+
+#include "compiler/lower/LowerImpl.h"
+#include "compiler/parse/ASTWalk.h"
+
+namespace linnet::lower {
+
+namespace {
+
+const ast::Expr* skipParens(const ast::Expr* e) {
+  while (auto* p = ast::as<ast::ParenExpr>(e)) e = p->inner;
+  return e;
+}
+
+ReduceKind reduceKind(ast::ReductionKind k) {
+  switch (k) {
+    case ast::ReductionKind::Sum: return ReduceKind::Sum;
+    case ast::ReductionKind::Prod: return ReduceKind::Prod;
+    case ast::ReductionKind::Max: return ReduceKind::Max;
+    case ast::ReductionKind::Min: return ReduceKind::Min;
+    case ast::ReductionKind::Any: return ReduceKind::Any;
+    case ast::ReductionKind::All: return ReduceKind::All;
+  }
+  return ReduceKind::Sum;
+}
+
+}  // namespace
+
+// Runs `f` with the builder outside the notation body being built (before
+// the op it will become), so what it creates is an input or a capture.
+template <typename F>
+static auto outside(Lowerer& l, NotationState& n, NotationState*& current, F f) {
+  mlir::OpBuilder::InsertPoint inside = l.builder().saveInsertionPoint();
+  current = nullptr;
+  l.builder().restoreInsertionPoint(n.outer);
+  auto r = f();
+  n.outer = l.builder().saveInsertionPoint();
+  l.builder().restoreInsertionPoint(inside);
+  current = &n;
+  return r;
+}
+
+// The extents of every index variable in `value`, from the tensors it
+// subscripts (a pack index has one per axis of its pack).
+bool Lowerer::indexDomains(const ast::Expr* value, std::map<SpanKey, std::vector<shape::DimExpr>>& domains) {
+  const Module& m = module();
+  bool failed = false;
+  ast::forEachExpr(value, [&](const ast::Expr* x) {
+    auto* access = ast::as<ast::IndexExpr>(x);
+    if (!access || failed) return;
+    check::Type bt = typeOf(access->base);
+    if (!bt.isTensor()) return;
+    size_t rank = bt.shape().size();
+    size_t packs = 0;
+    for (const ast::IndexComponent& c : access->components)
+      if (c.kind == ast::IndexComponentKind::Pack) ++packs;
+    if (packs > 1 || access->components.size() - packs > rank) return;
+    size_t axis = 0;
+    for (const ast::IndexComponent& c : access->components) {
+      size_t width = c.kind == ast::IndexComponentKind::Pack ? rank - (access->components.size() - 1) : 1;
+      const Symbol* sym = nullptr;
+      if (c.kind == ast::IndexComponentKind::Pack) sym = m.symbolOf(c.pack);
+      else if (auto* n = c.value ? ast::as<ast::NameExpr>(skipParens(c.value)) : nullptr) sym = m.symbolOf(n->name);
+      if (sym && sym->kind == SymbolKind::IndexVariable && !domains.count(keyOf(sym->declSpan))) {
+        std::vector<shape::DimExpr> extents;
+        for (size_t k = 0; k < width; ++k) {
+          auto d = dimOfShape(bt.shape()[axis + k], c.span);
+          if (!d) {
+            failed = true;
+            return;
+          }
+          extents.push_back(*d);
+        }
+        domains[keyOf(sym->declSpan)] = extents;
+      }
+      axis += width;
+    }
+  });
+  return !failed;
+}
+
+Result Lowerer::lowerComprehension(const ast::LetComprehensionStmt* s) {
+  if (notation_) return unsupported(s->name.span, "index notation inside index notation");
+  std::map<SpanKey, std::vector<shape::DimExpr>> domains;
+  if (!indexDomains(s->value, domains)) return std::nullopt;
+  std::vector<NotationOutput> outputs;
+  for (const ast::IndexOutput& o : s->outputs) {
+    // A declaring identifier is its own declaration.
+    const Symbol* sym = module().symbolOf(o.name);
+    SpanKey key = keyOf(sym ? sym->declSpan : o.name.span);
+    auto it = domains.find(key);
+    if (it == domains.end())
+      return unsupported(o.name.span, fmt::format("the index `{}`, which subscripts no tensor,", o.name.name));
+    outputs.push_back({key, it->second});
+  }
+  return lowerNotation(outputs, s->value, domains, s->name.span);
+}
+
+Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
+  std::map<SpanKey, std::vector<shape::DimExpr>> domains;
+  std::vector<NotationOutput> outputs;
+  if (notation_) {
+    // Inside notation: a separate notation over the enclosing indices the
+    // reduction uses, read back at those indices.
+    NotationState& outer = *notation_;
+    std::set<SpanKey> used;
+    const Module& m = module();
+    ast::forEachExpr(r->body, [&](const ast::Expr* x) {
+      auto note = [&](const Symbol* sym) {
+        if (sym && sym->kind == SymbolKind::IndexVariable && outer.dims.count(keyOf(sym->declSpan)))
+          used.insert(keyOf(sym->declSpan));
+      };
+      if (auto* n = ast::as<ast::NameExpr>(x)) note(m.symbolOf(n->name));
+      if (auto* a = ast::as<ast::IndexExpr>(x))
+        for (const ast::IndexComponent& c : a->components)
+          if (c.kind == ast::IndexComponentKind::Pack) note(m.symbolOf(c.pack));
+    });
+    // In the enclosing loop order.
+    std::vector<std::pair<unsigned, SpanKey>> order;
+    for (const SpanKey& k : used) order.push_back({outer.dims.at(k).front(), k});
+    std::sort(order.begin(), order.end());
+    std::vector<mlir::AffineExpr> exprs;
+    for (const auto& [first, key] : order) {
+      std::vector<shape::DimExpr> ext;
+      for (unsigned d : outer.dims.at(key)) {
+        ext.push_back(*outer.extents[d]);
+        exprs.push_back(builder_.getAffineDimExpr(d));
+      }
+      outputs.push_back({key, ext});
+      domains[key] = ext;
+    }
+    if (!indexDomains(r, domains)) return std::nullopt;
+    Result inner = outside(*this, outer, notation_, [&] { return lowerNotation(outputs, r, domains, r->span); });
+    if (!inner) return std::nullopt;
+    auto arg = addNotationInput(inner->value, mlir::AffineMap::get(outer.loopCount, 0, exprs, &context_));
+    if (!arg) return std::nullopt;
+    return Val::element(*arg, check::Type::scalar(inner->type.dtype()));
+  }
+  if (!indexDomains(r, domains)) return std::nullopt;
+  auto v = lowerNotation(outputs, r, domains, r->span);
+  return v;
+}
+
+Result Lowerer::lowerNotation(const std::vector<NotationOutput>& outputs, const ast::Expr* valueExpr,
+                              const std::map<SpanKey, std::vector<shape::DimExpr>>& domains, Span where) {
+  const Module& m = module();
+  NotationState n;
+  std::vector<shape::DimExpr> extents;
+  for (const NotationOutput& o : outputs) {
+    std::vector<unsigned> dims;
+    for (const shape::DimExpr& d : o.extents) {
+      dims.push_back(unsigned(extents.size()));
+      extents.push_back(d);
+    }
+    n.dims[o.key] = dims;
+  }
+  auto addIndex = [&](const ast::Ident& ident) -> bool {
+    const Symbol* sym = m.symbolOf(ident);
+    SpanKey key = keyOf(sym ? sym->declSpan : ident.span);
+    auto it = domains.find(key);
+    if (it == domains.end()) {
+      unsupported(ident.span, fmt::format("the index `{}`, which subscripts no tensor,", ident.name));
+      return false;
+    }
+    std::vector<unsigned> dims;
+    for (const shape::DimExpr& d : it->second) {
+      dims.push_back(unsigned(extents.size()));
+      extents.push_back(d);
+    }
+    n.dims[key] = dims;
+    return true;
+  };
+  std::vector<int64_t> outputDims;
+  for (unsigned i = 0; i < extents.size(); ++i) outputDims.push_back(i);
+  // The reduction: one kind (and accumulator), nested reductions of it merged.
+  const ast::Expr* value = skipParens(valueExpr);
+  ReduceKind reduction = ReduceKind::None;
+  const ast::Expr* typed = value;
+  if (auto* r = ast::as<ast::ReductionExpr>(value)) {
+    reduction = reduceKind(r->reduction);
+    typed = r;
+    while (auto* red = ast::as<ast::ReductionExpr>(value)) {
+      if (reduceKind(red->reduction) != reduction || (red != typed && red->accumulator)) break;
+      for (const ast::Ident& i : red->indices)
+        if (!addIndex(i)) return std::nullopt;
+      value = skipParens(red->body);
+    }
+  }
+
+  check::Type elementTy = typeOf(typed);
+  auto yieldDType = elementTy.isTensor() ? concreteDType(elementTy.dtype(), valueExpr->span) : std::nullopt;
+  if (!yieldDType) return unsupported(valueExpr->span, "this index-notation value");
+
+  // ---- the result type and the loop extents ----
+  shape::Shape resultShape;
+  for (int64_t d : outputDims) resultShape.push_back(extents[d]);
+  check::Type resultType = check::Type::tensor(resultShape, check::DType::of(*yieldDType));
+  auto rt = tensorType(resultType, where);
+  if (!rt) return std::nullopt;
+  std::vector<int64_t> staticExtents;
+  std::vector<mlir::Value> dynamicExtents;
+  for (const shape::DimExpr& d : extents) {
+    if (auto c = d.constantValue()) {
+      staticExtents.push_back(*c);
+      continue;
+    }
+    staticExtents.push_back(mlir::ShapedType::kDynamic);
+    auto v = dimValue(d, where);
+    if (!v) return std::nullopt;
+    dynamicExtents.push_back(*v);
+  }
+
+  // ---- the body, built in a detached block ----
+  auto block = std::make_unique<mlir::Block>();
+  mlir::Location at = loc(where);
+  for (size_t i = 0; i < extents.size(); ++i) block->addArgument(builder_.getIndexType(), at);
+  n.body = block.get();
+  n.loopCount = unsigned(extents.size());
+  n.extents.assign(extents.begin(), extents.end());
+  n.outer = builder_.saveInsertionPoint();
+  NotationState* enclosing = notation_;
+  notation_ = &n;
+  builder_.setInsertionPointToEnd(block.get());
+  Result body = lowerNotationValue(value, n);
+  std::optional<mlir::Value> element = body ? asElement(*body, *yieldDType, valueExpr->span) : std::nullopt;
+  if (element && element->getType() != elementType(*yieldDType))
+    element = emit::scalarCast(builder_, at, *element, elementType(*yieldDType), false, false);
+  if (element) emit::yield(builder_, at, *element);
+  notation_ = enclosing;
+  builder_.restoreInsertionPoint(n.outer);
+  if (!element) return std::nullopt;
+  mlir::Value result = emit::notation(builder_, at, *rt, n.inputs, dynamicExtents, staticExtents,
+                                      n.maps, outputDims, reduction, block.release());
+  return Val::tensor(result, resultType);
+}
+
+Result Lowerer::lowerNotationValue(const ast::Expr* e, NotationState& n) { return lowerExpr(e); }
+
+std::optional<mlir::Value> Lowerer::addNotationInput(mlir::Value tensor, mlir::AffineMap map) {
+  NotationState& n = *notation_;
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (n.inputs[i] == tensor && n.maps[i] == map) return n.body->getArgument(n.loopCount + i);
+  n.inputs.push_back(tensor);
+  n.maps.push_back(map);
+  auto type = mlir::cast<mlir::RankedTensorType>(tensor.getType());
+  return n.body->addArgument(type.getElementType(), tensor.getLoc());
+}
+
+Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
+  NotationState& n = *notation_;
+  const Module& m = module();
+  Result base = outside(*this, n, notation_, [&] { return lowerExpr(e->base); });
+  if (!base) return std::nullopt;
+  if (base->kind != Val::Kind::Tensor) return unsupported(e->base->span, "indexing this value in index notation");
+  check::Type bt = base->type;
+  size_t rank = bt.shape().size();
+  check::Type elementType = check::Type::scalar(bt.dtype());
+  // Each component: the loop dims of an index variable, or an index value.
+  std::vector<mlir::AffineExpr> exprs;
+  bool affine = true;
+  struct Part {
+    std::vector<unsigned> dims;
+    const ast::Expr* value = nullptr;
+  };
+  std::vector<Part> parts;
+  for (const ast::IndexComponent& c : e->components) {
+    Part p;
+    const Symbol* sym = nullptr;
+    if (c.kind == ast::IndexComponentKind::Pack) sym = m.symbolOf(c.pack);
+    else if (c.kind == ast::IndexComponentKind::Expr) {
+      if (auto* nm = ast::as<ast::NameExpr>(skipParens(c.value))) sym = m.symbolOf(nm->name);
+    } else {
+      return unsupported(c.span, "a slice or `...` in index notation");
+    }
+    if (sym && sym->kind == SymbolKind::IndexVariable) {
+      auto it = n.dims.find(keyOf(sym->declSpan));
+      if (it == n.dims.end()) return unsupported(c.span, "this index variable");
+      p.dims = it->second;
+      for (unsigned d : p.dims) exprs.push_back(builder_.getAffineDimExpr(d));
+    } else {
+      p.value = c.value;
+      affine = false;
+    }
+    parts.push_back(p);
+  }
+  if (affine) {
+    if (exprs.size() != rank) return unsupported(e->span, "this access");
+    auto map = mlir::AffineMap::get(n.loopCount, 0, exprs, &context_);
+    auto arg = addNotationInput(base->value, map);
+    if (!arg) return std::nullopt;
+    return Val::element(*arg, elementType);
+  }
+  // A gather: indices computed in the body, the tensor read with extract.
+  std::vector<mlir::Value> indices;
+  mlir::Location at = loc(e->span);
+  for (const Part& p : parts) {
+    for (unsigned d : p.dims) indices.push_back(n.body->getArgument(d));
+    if (!p.value) continue;
+    auto v = lowerExpr(p.value);
+    if (!v) return std::nullopt;
+    if (v->kind == Val::Kind::Int) {
+      auto idx = dimValue(v->dim, p.value->span);
+      if (!idx) return std::nullopt;
+      indices.push_back(*idx);
+      continue;
+    }
+    check::Type vt = typeOf(p.value);
+    auto dt = vt.isTensor() ? concreteDType(vt.dtype(), p.value->span) : std::nullopt;
+    auto el = dt ? asElement(*v, *dt, p.value->span) : std::nullopt;
+    if (!el) return unsupported(p.value->span, "this subscript");
+    indices.push_back(builder_.create<mlir::arith::IndexCastOp>(at, builder_.getIndexType(), *el));
+  }
+  if (indices.size() != rank) return unsupported(e->span, "this access");
+  mlir::Value x = builder_.create<mlir::tensor::ExtractOp>(at, base->value, indices);
+  return Val::element(x, elementType);
+}
+
+std::optional<mlir::Value> Lowerer::asElement(const Val& v, ast::ScalarType d, Span at) {
+  if (v.kind == Val::Kind::Element) return v.value;
+  if (v.kind == Val::Kind::Tensor) {
+    if (!v.type.isScalar()) {
+      unsupported(at, "a whole tensor inside index notation");
+      return std::nullopt;
+    }
+    return addNotationInput(v.value, mlir::AffineMap::get(notation_->loopCount, 0, {}, &context_));
+  }
+  return asTensor(v, check::Type::scalar(check::DType::of(d)), at);
+}
+
+}  // namespace linnet::lower

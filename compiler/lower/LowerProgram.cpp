@@ -1,0 +1,215 @@
+// The entries of the root block, one `func.func` each (docs/abi.md's
+// argument order): the entry's own Dim generics as `index` arguments, every
+// parameter and state tensor of the model, then the entry's parameters.
+// Root generics are integers and dtypes here; entry generics stay symbols
+// bound to the `index` arguments.
+#include <fmt/format.h>
+
+#include <mlir/Dialect/Bufferization/IR/Bufferization.h>
+#include <mlir/Dialect/Func/IR/FuncOps.h>
+#include <mlir/Dialect/Tensor/IR/Tensor.h>
+
+#include "compiler/lower/LowerImpl.h"
+
+namespace linnet::lower {
+
+std::optional<LoweredProgram> Lowerer::run() {
+  LoweredProgram out;
+  out.module = mlir::ModuleOp::create(builder_.getUnknownLoc());
+  out.parameters = inputs_.parameters;
+  out.state = inputs_.state;
+  builder_.setInsertionPointToEnd(out.module->getBody());
+  bool ok = true;
+  const ast::BlockItem& root = *inputs_.root.block;
+  for (const ast::Item* item : root.body) {
+    auto* f = ast::as<ast::FunctionItem>(item);
+    if (!f || f->function != ast::FunctionKind::Entry) continue;
+    if (!inputs_.entries.empty() &&
+        std::find(inputs_.entries.begin(), inputs_.entries.end(), f->name.name) == inputs_.entries.end())
+      continue;
+    LoweredEntry entry;
+    if (lowerEntry(*f, entry)) out.entries.push_back(std::move(entry));
+    else ok = false;
+    builder_.setInsertionPointToEnd(out.module->getBody());
+  }
+  for (const std::string& wanted : inputs_.entries) {
+    bool found = false;
+    for (const ast::Item* item : root.body)
+      if (auto* f = ast::as<ast::FunctionItem>(item); f && f->function == ast::FunctionKind::Entry &&
+                                                     f->name.name == wanted)
+        found = true;
+    if (!found) {
+      diagnostics_.emit(DiagnosticKind::NotCompilable, root.name.span,
+                        fmt::format("the entry `{}`, which `{}` does not have,", wanted, root.name.name))
+          .label("the root block");
+      ok = false;
+    }
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+// A result or argument type, every part a tensor.
+static bool flatten(const check::Type& t, std::vector<check::Type>& out) {
+  if (t.kind() == check::TypeKind::Tensor) {
+    out.push_back(t);
+    return true;
+  }
+  if (t.kind() == check::TypeKind::Tuple) {
+    for (const check::Type& e : t.elements())
+      if (!flatten(e, out)) return false;
+    return true;
+  }
+  return t.kind() == check::TypeKind::Unit;
+}
+
+static bool flattenValue(const Val& v, std::vector<mlir::Value>& out) {
+  if (v.kind == Val::Kind::Tensor) {
+    out.push_back(v.value);
+    return true;
+  }
+  if (v.kind == Val::Kind::Tuple) {
+    for (const Val& e : v.elements)
+      if (!flattenValue(e, out)) return false;
+    return true;
+  }
+  return v.kind == Val::Kind::Unit;
+}
+
+bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
+  const check::CheckedFunction* checked = inputs_.checked->functionOf(&entry);
+  if (!checked || !checked->signature) {
+    unsupported(entry.name.span, fmt::format("the entry `{}`", entry.name.name));
+    return false;
+  }
+  const check::Signature& sig = *checked->signature;
+  Frame f;
+  f.module = inputs_.root.module;
+  f.fn = checked;
+  f.item = &entry;
+  f.block = inputs_.root.block;
+  // Root generics: bound values.
+  for (const ast::GenericParam& g : inputs_.root.block->generics) {
+    auto it = inputs_.generics.find(g.name.name);
+    if (it == inputs_.generics.end()) {
+      unsupported(g.name.span, fmt::format("the root generic `{}` without a value (give `--bind {}=...` "
+                                            "or a checkpoint)", g.name.name, g.name.name));
+      return false;
+    }
+    if (it->second.dim) f.subst.shapes.dims[check::symbolIdOf(g)] = shape::DimExpr::constant(*it->second.dim);
+    else if (it->second.dtype) f.subst.dtypes[&g] = check::DType::of(*it->second.dtype);
+  }
+  entryDims_.clear();
+  parameterArgs_.clear();
+  state_.clear();
+  readsState_ = writesState_ = false;
+  FrameGuard guard(*this, f);
+  mlir::Location at = loc(entry.name.span);
+
+  // ---- the signature ----
+  std::vector<mlir::Type> inputs;
+  std::vector<const ast::GenericParam*> dims;
+  for (const ast::GenericParam& g : entry.generics) {
+    if (g.isPack || g.constraint != ast::GenericKind::Dim) {
+      unsupported(g.name.span, "an entry generic that is not a dimension");
+      return false;
+    }
+    dims.push_back(&g);
+    inputs.push_back(builder_.getIndexType());
+    out.dims.push_back(g.name.name);
+  }
+  auto slotType = [&](const TensorSlot& s) {
+    return mlir::RankedTensorType::get(s.shape, elementType(s.dtype));
+  };
+  for (const TensorSlot& p : inputs_.parameters) inputs.push_back(slotType(p));
+  // State is the runtime's memory, read and written in place.
+  for (const TensorSlot& p : inputs_.state)
+    inputs.push_back(mlir::MemRefType::get(p.shape, elementType(p.dtype)));
+  std::vector<check::Type> argTypes;
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    check::Type t = instantiate(sig.params[i]);
+    auto tt = tensorType(t, entry.params[i].span);
+    if (!tt) return false;
+    inputs.push_back(*tt);
+    argTypes.push_back(t);
+    SlotType slot{entry.params[i].name.name, *concreteDType(t.dtype(), entry.params[i].span), {}};
+    for (const shape::ShapeDim& d : t.shape()) slot.shape.push_back(dimSpelling(std::get<shape::DimExpr>(d)));
+    out.args.push_back(slot);
+  }
+  std::vector<check::Type> resultTypes;
+  check::Type declared = instantiate(sig.result);
+  if (!flatten(declared, resultTypes)) {
+    unsupported(entry.name.span, fmt::format("an entry returning `{}`", check::str(declared)));
+    return false;
+  }
+  std::vector<mlir::Type> results;
+  for (const check::Type& t : resultTypes) {
+    auto tt = tensorType(t, entry.name.span);
+    if (!tt) return false;
+    results.push_back(*tt);
+    SlotType slot{"", *concreteDType(t.dtype(), entry.name.span), {}};
+    for (const shape::ShapeDim& d : t.shape()) slot.shape.push_back(dimSpelling(std::get<shape::DimExpr>(d)));
+    out.results.push_back(slot);
+  }
+  out.name = entry.name.name;
+
+  auto fn = builder_.create<mlir::func::FuncOp>(at, entry.name.name, builder_.getFunctionType(inputs, results));
+  fn->setAttr("linnet.entry", builder_.getStringAttr(entry.name.name));
+  mlir::Block* body = fn.addEntryBlock();
+  builder_.setInsertionPointToStart(body);
+  unsigned arg = 0;
+  for (const ast::GenericParam* g : dims) {
+    entryDims_[check::symbolIdOf(*g)] = body->getArgument(arg++);
+  }
+  for (const TensorSlot& p : inputs_.parameters) parameterArgs_[p.path] = body->getArgument(arg++);
+  std::vector<std::pair<mlir::Value, mlir::Value>> stateBuffers;  // memref, its tensor
+  for (const TensorSlot& p : inputs_.state) {
+    mlir::Value buffer = body->getArgument(arg++);
+    mlir::Value t = builder_.create<mlir::bufferization::ToTensorOp>(at, buffer, /*restrict=*/true,
+                                                                     /*writable=*/true);
+    state_[p.path] = t;
+    stateBuffers.push_back({buffer, t});
+  }
+  for (size_t i = 0; i < entry.params.size(); ++i)
+    f.params.push_back(Val::tensor(body->getArgument(arg++), argTypes[i]));
+
+  // ---- the body ----
+  if (!lowerBody(entry.body)) return false;
+  Val result = f.returned ? *f.returned : Val::of(Val::Kind::Unit);
+  if (declared.isTensor() && !result.isData()) {
+    auto t = asTensor(result, declared, entry.name.span);
+    if (!t) return false;
+    result = Val::tensor(*t, declared);
+  }
+  std::vector<mlir::Value> values;
+  if (!flattenValue(result, values) || values.size() != results.size()) {
+    unsupported(entry.name.span, fmt::format("the result of `{}`", entry.name.name));
+    return false;
+  }
+  // The checker proved each result's shape; static and dynamic spellings
+  // of one type may still differ, so results are cast to the declared type.
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].getType() != results[i])
+      values[i] = builder_.create<mlir::tensor::CastOp>(at, results[i], values[i]);
+  // Every state tensor that changed goes back into its buffer.
+  for (size_t i = 0; i < inputs_.state.size(); ++i) {
+    mlir::Value now = state_.at(inputs_.state[i].path);
+    if (now == stateBuffers[i].second) continue;
+    writesState_ = true;
+    auto write = builder_.create<mlir::bufferization::MaterializeInDestinationOp>(at, now, stateBuffers[i].first);
+    write.setRestrict(true);
+    write.setWritable(true);
+  }
+  out.readsState = readsState_ || writesState_;
+  out.writesState = writesState_;
+  builder_.create<mlir::func::ReturnOp>(at, values);
+  return true;
+}
+
+std::optional<LoweredProgram> lowerProgram(mlir::MLIRContext& context, const LowerInputs& inputs,
+                                           DiagnosticEmitter& diagnostics) {
+  Lowerer lowerer(context, inputs, diagnostics);
+  return lowerer.run();
+}
+
+}  // namespace linnet::lower

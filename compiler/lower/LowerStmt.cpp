@@ -1,0 +1,189 @@
+// Statements: `let` (with patterns), index notation, `var` and assignment
+// (a local is renamed to its new value: SSA, no memory), `return`, and
+// `static for`, unrolled at build time (over a range, or over a block array:
+// each iteration binds the loop name to that element's instance).
+#include <fmt/format.h>
+
+#include <mlir/Dialect/Tensor/IR/Tensor.h>
+
+#include "compiler/lower/LowerImpl.h"
+
+namespace linnet::lower {
+
+bool Lowerer::bindPattern(const ast::Pattern* p, const Val& v) {
+  switch (p->kind) {
+    case ast::PatternKind::Binding: {
+      if (p->name.name == "_") return true;
+      const Symbol* s = module().symbolOf(p->name);
+      frame().locals[keyOf(s ? s->declSpan : p->name.span)] = v;
+      return true;
+    }
+    case ast::PatternKind::Tuple:
+      if (v.kind != Val::Kind::Tuple || v.elements.size() != p->elements.size()) {
+        unsupported(p->span, "this tuple pattern");
+        return false;
+      }
+      for (size_t i = 0; i < p->elements.size(); ++i)
+        if (!bindPattern(p->elements[i], v.elements[i])) return false;
+      return true;
+    case ast::PatternKind::Some:
+      if (v.kind != Val::Kind::Some) {
+        unsupported(p->span, "this pattern");
+        return false;
+      }
+      return bindPattern(p->inner, v.elements[0]);
+    case ast::PatternKind::None: return v.kind == Val::Kind::None;
+  }
+  return false;
+}
+
+// `cache_k = ...`: the state's new value, written back when the entry ends.
+bool Lowerer::assignState(const ast::AssignStmt* s) {
+  const std::string& name = s->target.name;
+  std::string path = frame().blockPath.empty() ? name : frame().blockPath + "." + name;
+  auto it = state_.find(path);
+  if (it == state_.end()) {
+    unsupported(s->target.span, fmt::format("assigning `{}`", path));
+    return false;
+  }
+  auto v = lowerExpr(s->value);
+  if (!v) return false;
+  if (v->kind != Val::Kind::Tensor || v->value.getType() != it->second.getType()) {
+    if (v->kind == Val::Kind::Tensor && mlir::isa<mlir::RankedTensorType>(v->value.getType())) {
+      v->value = builder_.create<mlir::tensor::CastOp>(loc(s->value->span), it->second.getType(), v->value);
+    } else {
+      unsupported(s->value->span, fmt::format("this value for the state `{}`", path));
+      return false;
+    }
+  }
+  it->second = v->value;
+  return true;
+}
+
+bool Lowerer::lowerBody(const std::vector<ast::Stmt*>& body) {
+  for (const ast::Stmt* s : body) {
+    if (frame().returned) return true;
+    if (!lowerStmt(s)) return false;
+  }
+  return true;
+}
+
+// The declared type of a `let`/`var` with an annotation: the checker's type
+// of its value is already that type (literals included), so the value is
+// made a tensor of the value's own checked type.
+static Result typedValue(Lowerer& l, const ast::Expr* value, const Val& v) {
+  if (v.isData() || (v.kind != Val::Kind::Int && v.kind != Val::Kind::Float && v.kind != Val::Kind::Bool))
+    return v;
+  check::Type t = l.typeOf(value);
+  if (!t.isTensor()) return v;
+  auto x = l.asTensor(v, t, value->span);
+  if (!x) return std::nullopt;
+  return Val::tensor(*x, t);
+}
+
+bool Lowerer::lowerStmt(const ast::Stmt* s) {
+  switch (s->kind) {
+    case ast::StmtKind::Let: {
+      auto* let = static_cast<const ast::LetStmt*>(s);
+      auto v = lowerExpr(let->value);
+      if (v) v = typedValue(*this, let->value, *v);
+      return v && bindPattern(let->pattern, *v);
+    }
+    case ast::StmtKind::LetComprehension: {
+      auto* let = static_cast<const ast::LetComprehensionStmt*>(s);
+      auto v = lowerComprehension(let);
+      if (!v) return false;
+      const Symbol* sym = module().symbolOf(let->name);
+      frame().locals[keyOf(sym ? sym->declSpan : let->name.span)] = *v;
+      return true;
+    }
+    case ast::StmtKind::Var: {
+      auto* var = static_cast<const ast::VarStmt*>(s);
+      auto v = lowerExpr(var->value);
+      if (v) v = typedValue(*this, var->value, *v);
+      if (!v) return false;
+      const Symbol* sym = module().symbolOf(var->name);
+      frame().locals[keyOf(sym ? sym->declSpan : var->name.span)] = *v;
+      return true;
+    }
+    case ast::StmtKind::Assign: {
+      auto* assign = static_cast<const ast::AssignStmt*>(s);
+      const Symbol* sym = module().symbolOf(assign->target);
+      if (sym && sym->kind == SymbolKind::Member) return assignState(assign);
+      if (!sym || sym->kind != SymbolKind::Local) {
+        unsupported(assign->target.span, fmt::format("assigning `{}`", assign->target.name));
+        return false;
+      }
+      auto v = lowerExpr(assign->value);
+      if (v) v = typedValue(*this, assign->value, *v);
+      if (!v) return false;
+      frame().locals[keyOf(sym->declSpan)] = *v;
+      return true;
+    }
+    case ast::StmtKind::Return: {
+      auto* ret = static_cast<const ast::ReturnStmt*>(s);
+      if (!ret->value) {
+        frame().returned = Val::of(Val::Kind::Unit);
+        return true;
+      }
+      auto v = lowerExpr(ret->value);
+      if (!v) return false;
+      // Literals returned take the declared result type.
+      if (frame().fn && frame().fn->signature) {
+        check::Type declared = instantiate(frame().fn->signature->result);
+        if (declared.isTensor() && !v->isData()) {
+          auto t = asTensor(*v, declared, ret->value->span);
+          if (!t) return false;
+          v = Val::tensor(*t, declared);
+        }
+      }
+      frame().returned = *v;
+      return true;
+    }
+    case ast::StmtKind::StaticFor: {
+      auto* loop = static_cast<const ast::StaticForStmt*>(s);
+      auto first = lowerExpr(loop->iterable);
+      if (!first) return false;
+      if (loop->rangeEnd) {
+        auto last = lowerExpr(loop->rangeEnd);
+        if (!last) return false;
+        auto a = first->kind == Val::Kind::Int ? first->dim.constantValue() : std::nullopt;
+        auto b = last->kind == Val::Kind::Int ? last->dim.constantValue() : std::nullopt;
+        if (!a || !b) {
+          unsupported(loop->iterable->span, "a `static for` whose range is not known at build time");
+          return false;
+        }
+        for (int64_t i = *a; i < *b; ++i) {
+          if (!bindPattern(loop->pattern, Val::integer(shape::DimExpr::constant(i)))) return false;
+          if (!lowerBody(loop->body)) return false;
+          if (frame().returned) return true;
+        }
+        return true;
+      }
+      if (first->kind != Val::Kind::BlockArray) {
+        unsupported(loop->iterable->span, "a `static for` over this value");
+        return false;
+      }
+      for (int64_t i = 0; i < first->count; ++i) {
+        Val element = *first;
+        element.kind = Val::Kind::Block;
+        element.path = first->path + "." + std::to_string(i);
+        if (!bindPattern(loop->pattern, element)) return false;
+        if (!lowerBody(loop->body)) return false;
+        if (frame().returned) return true;
+      }
+      return true;
+    }
+    case ast::StmtKind::While: return lowerWhile(static_cast<const ast::WhileStmt*>(s));
+    case ast::StmtKind::For: return lowerFor(static_cast<const ast::ForStmt*>(s));
+    case ast::StmtKind::Yield:
+      unsupported(static_cast<const ast::YieldStmt*>(s)->value->span, "`yield` outside a scan");
+      return false;
+    case ast::StmtKind::KernelCall:
+      unsupported(static_cast<const ast::KernelCallStmt*>(s)->call->span, "a kernel statement");
+      return false;
+  }
+  return false;
+}
+
+}  // namespace linnet::lower

@@ -1,0 +1,86 @@
+// Lowering: the typed IR of a root block's entries to the `linnet` MLIR
+// dialect (docs/dialect.md), one `func.func` per entry.
+//
+// Nothing is inferred again: every type comes from the checker's typed IR
+// (check::CheckedFunction::exprTypes) and every call's generic arguments from
+// its check::CallBinding. Root-block generics are bound (they fix the weights'
+// shapes) and become static dimensions; an entry's own Dim generics stay
+// symbolic and become `index` arguments of its function, so an entry is
+// compiled once for every shape. Calls of fn/op/methods are instantiated in
+// place (their generics substituted down to the entry's); a construct the
+// lowering does not handle yet is E2190 naming it.
+//
+// An entry function's arguments are, in order (docs/abi.md): its Dim generics
+// (`index`), every parameter tensor of the model, every state tensor, then the
+// entry's own parameters (scalars as rank-0 tensors). Its results are tensors
+// (a tuple's parts in order).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/bind/GenericValues.h"
+#include "compiler/check/TypedIR.h"
+#include "compiler/diagnostics/DiagnosticEmitter.h"
+#include "compiler/manifest/ProgramBlocks.h"
+#include "compiler/modules/Program.h"
+#include "compiler/source/SourceManager.h"
+
+#include <mlir/IR/BuiltinOps.h>
+#include <mlir/IR/MLIRContext.h>
+#include <mlir/IR/OwningOpRef.h>
+
+namespace linnet::lower {
+
+// One tensor the entries read: a parameter (bound from the checkpoint) or a
+// state buffer. Paths are concrete (`layers.3.attention.qkv.weight`).
+struct TensorSlot {
+  std::string path;
+  ast::ScalarType dtype;
+  std::vector<int64_t> shape;
+  std::string checkpointName;  // parameters bound from a checkpoint; "" otherwise
+};
+
+// An argument or result of an entry: dims spelled in the entry's generics
+// (docs/abi.md: integers, names of `dims`, expressions).
+struct SlotType {
+  std::string name;
+  ast::ScalarType dtype;
+  std::vector<std::string> shape;
+};
+
+struct LoweredEntry {
+  std::string name;
+  std::vector<std::string> dims;
+  std::vector<SlotType> args;
+  std::vector<SlotType> results;
+  bool readsState = false;
+  bool writesState = false;
+};
+
+struct LoweredProgram {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::vector<TensorSlot> parameters;
+  std::vector<TensorSlot> state;
+  std::vector<LoweredEntry> entries;
+};
+
+struct LowerInputs {
+  const SourceManager* sources = nullptr;  // for locations
+  const Program* program = nullptr;
+  const check::CheckedProgram* checked = nullptr;
+  manifest::BlockRef root;
+  bind::GenericBindings generics;    // every generic of the root block, bound
+  std::vector<TensorSlot> parameters;  // every parameter tensor, as bound (manifest order)
+  std::vector<TensorSlot> state;       // every state tensor, sized
+  std::vector<std::string> entries;    // the entries to lower; empty: all
+};
+
+// Lowers the entries. Reports E2190 (naming the construct) for what cannot
+// be lowered yet and returns nullopt after reporting.
+std::optional<LoweredProgram> lowerProgram(mlir::MLIRContext& context, const LowerInputs& inputs,
+                                           DiagnosticEmitter& diagnostics);
+
+}  // namespace linnet::lower
