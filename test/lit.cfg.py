@@ -27,6 +27,10 @@ repo_root = os.path.abspath(os.path.join(config.test_source_root, ".."))
 # %linnet, which is a prefix of it (substitutions apply in order).
 config.substitutions.append(("%linnet-run", os.path.join(build_dir, "bin", "linnet-run")))
 config.substitutions.append(("%linnet-opt", os.path.join(build_dir, "bin", "linnet-opt")))
+# One Hugging Face reference case at both dtypes (test/parity/run-case.sh).
+config.substitutions.append(("%parity-case", " ".join([
+    os.path.join(config.test_source_root, "parity", "run-case.sh"),
+    os.path.join(build_dir, "bin", "linnet"), os.path.join(build_dir, "bin", "linnet-parity")])))
 config.substitutions.append(("%linnet", os.path.join(build_dir, "bin", "linnet") + " --no-color"))
 config.substitutions.append(("%expect-exit", os.path.join(config.test_source_root, "lit-helpers", "expect-exit")))
 config.substitutions.append(("%repo", repo_root))
