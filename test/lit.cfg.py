@@ -4,6 +4,7 @@
 # real `linnet` binary and check its output with FileCheck. Fixture packages
 # live in `Inputs/` folders, which are not tests themselves.
 import os
+import sys
 
 import lit.formats
 
@@ -31,6 +32,7 @@ config.substitutions.append(("%linnet-opt", os.path.join(build_dir, "bin", "linn
 config.substitutions.append(("%parity-case", " ".join([
     os.path.join(config.test_source_root, "parity", "run-case.sh"),
     os.path.join(build_dir, "bin", "linnet"), os.path.join(build_dir, "bin", "linnet-parity")])))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%linnet", os.path.join(build_dir, "bin", "linnet") + " --no-color"))
 config.substitutions.append(("%expect-exit", os.path.join(config.test_source_root, "lit-helpers", "expect-exit")))
 config.substitutions.append(("%repo", repo_root))
