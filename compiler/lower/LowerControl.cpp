@@ -173,6 +173,95 @@ bool Lowerer::lowerFor(const ast::ForStmt* f) {
   return true;
 }
 
+// `for i in A..B { ...; yield e }`: an `scf.for` that writes each yield
+// into row `i - A` of the stacked result (one accumulator per tuple part),
+// carrying what the body assigns like any loop.
+Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
+  check::Type stacked = typeOf(scan);
+  std::vector<check::Type> parts;
+  if (stacked.kind() == check::TypeKind::Tuple) parts = stacked.elements();
+  else parts.push_back(stacked);
+  const ast::YieldStmt* yield = scan->body.empty() ? nullptr : ast::as<ast::YieldStmt>(scan->body.back());
+  if (!yield || !yield->value) return unsupported(scan->span, "a scan without `yield`");
+  auto a = lowerExpr(scan->start);
+  auto b = a ? lowerExpr(scan->end) : std::nullopt;
+  if (!b) return std::nullopt;
+  if (a->kind != Val::Kind::Int || b->kind != Val::Kind::Int) return unsupported(scan->span, "these scan bounds");
+  auto lo = dimValue(a->dim, scan->start->span);
+  auto hi = lo ? dimValue(b->dim, scan->end->span) : std::nullopt;
+  if (!hi) return std::nullopt;
+  std::vector<ast::Stmt*> body(scan->body.begin(), scan->body.end() - 1);
+  auto carried = carriedBy(body, scan->span);
+  if (!carried) return std::nullopt;
+  mlir::Location l = loc(scan->span);
+  // The accumulators come first among the loop's values.
+  std::vector<mlir::Value> init;
+  std::vector<mlir::RankedTensorType> accTypes;
+  for (const check::Type& t : parts) {
+    auto tt = tensorType(t, scan->span);
+    auto dyn = tt ? dynamicDims(t, scan->span) : std::nullopt;
+    if (!dyn) return std::nullopt;
+    accTypes.push_back(*tt);
+    init.push_back(builder_.create<mlir::tensor::EmptyOp>(l, tt->getShape(), tt->getElementType(), *dyn));
+  }
+  init.insert(init.end(), carried->init.begin(), carried->init.end());
+  mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(l, 1);
+  auto op = builder_.create<mlir::scf::ForOp>(l, *lo, *hi, one, init);
+  mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
+  builder_.setInsertionPointToStart(op.getBody());
+  auto iterArgs = op.getRegionIterArgs();
+  bindCarried(*carried, iterArgs.drop_front(parts.size()));
+  const Symbol* sym = module().symbolOf(scan->variable);
+  SpanKey key = keyOf(sym ? sym->declSpan : scan->variable.span);
+  mlir::Value iv = op.getInductionVar();
+  mlir::Value i64 = builder_.create<mlir::arith::IndexCastOp>(l, builder_.getI64Type(), iv);
+  frame().locals[key] =
+      Val::tensor(emit::scalarTensor(builder_, l, i64), check::Type::scalar(check::DType::of(ast::ScalarType::I64)));
+  bool ok = lowerBody(body);
+  Result y = ok ? lowerExpr(yield->value) : std::nullopt;
+  std::vector<Val> yielded;
+  if (y) {
+    if (parts.size() > 1 && y->kind == Val::Kind::Tuple && y->elements.size() == parts.size()) yielded = y->elements;
+    else if (parts.size() == 1) yielded.push_back(*y);
+    else ok = false;
+  }
+  std::vector<mlir::Value> next;
+  if (y && ok) {
+    mlir::Value row = builder_.create<mlir::arith::SubIOp>(l, iv, *lo);
+    for (size_t k = 0; k < parts.size() && ok; ++k) {
+      // The element's type is the stacked type without its leading axis.
+      shape::Shape elementShape(parts[k].shape().begin() + 1, parts[k].shape().end());
+      check::Type elementType = parts[k].withShape(elementShape);
+      auto v = asTensor(yielded[k], elementType, yield->value->span);
+      auto et = v ? tensorType(elementType, yield->value->span) : std::nullopt;
+      if (!et) {
+        ok = false;
+        break;
+      }
+      mlir::Value element = *v;
+      if (element.getType() != *et) element = builder_.create<mlir::tensor::CastOp>(l, *et, element);
+      llvm::SmallVector<mlir::OpFoldResult> offsets{row}, sizes{builder_.getIndexAttr(1)}, strides;
+      for (mlir::OpFoldResult s : mlir::tensor::getMixedSizes(builder_, l, element)) {
+        offsets.push_back(builder_.getIndexAttr(0));
+        sizes.push_back(s);
+      }
+      strides.assign(offsets.size(), builder_.getIndexAttr(1));
+      next.push_back(builder_.create<mlir::tensor::InsertSliceOp>(l, element, iterArgs[k], offsets, sizes, strides));
+    }
+    auto rest = ok ? currentCarried(*carried, scan->span) : std::nullopt;
+    if (!rest) ok = false;
+    else next.insert(next.end(), rest->begin(), rest->end());
+  }
+  if (ok && y) builder_.create<mlir::scf::YieldOp>(l, next);
+  builder_.restoreInsertionPoint(after);
+  if (!ok || !y) return std::nullopt;
+  bindCarried(*carried, op.getResults().drop_front(parts.size()));
+  if (parts.size() == 1) return Val::tensor(op.getResult(0), parts[0]);
+  Val tuple = Val::of(Val::Kind::Tuple);
+  for (size_t k = 0; k < parts.size(); ++k) tuple.elements.push_back(Val::tensor(op.getResult(k), parts[k]));
+  return tuple;
+}
+
 Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
   check::Type t = typeOf(e);
   // Untyped branches (`if c { 52 } else { 23 }`) are computed in the widest

@@ -90,6 +90,17 @@ Result Lowerer::lowerExpr(const ast::Expr* e) {
       return lowerIndex(static_cast<const ast::IndexExpr*>(e));
     case ast::ExprKind::Member: {
       auto* m = static_cast<const ast::MemberExpr*>(e);
+      // `Mode.Double` and `config.WINDOW` name items: the base is no value.
+      if (const Symbol* s = module().symbolOf(m->member)) {
+        if (s->kind == SymbolKind::EnumVariant) {
+          Val v = Val::of(Val::Kind::Enum);
+          v.enumItem = ast::as<ast::EnumItem>(s->item);
+          v.variant = s->variant;
+          return v;
+        }
+        if (s->kind == SymbolKind::Item && s->module)
+          if (auto* c = ast::as<ast::ConstItem>(s->item)) return lowerConst(*s->module, *c, e->span);
+      }
       auto base = lowerExpr(m->base);
       if (!base) return std::nullopt;
       if (base->kind == Val::Kind::Block) return lowerMemberOfBlock(*base, m->member, module(), e->span);
@@ -123,7 +134,9 @@ Result Lowerer::lowerExpr(const ast::Expr* e) {
     case ast::ExprKind::If: return lowerIf(static_cast<const ast::IfExpr*>(e));
     case ast::ExprKind::Match: return lowerMatch(static_cast<const ast::MatchExpr*>(e));
     case ast::ExprKind::Paren: return lowerExpr(static_cast<const ast::ParenExpr*>(e)->inner);
-    case ast::ExprKind::ForScan: return unsupported(e->span, "a `for` scan");
+    case ast::ExprKind::ForScan:
+      if (notation_) return unsupported(e->span, "a scan inside index notation");
+      return lowerScan(static_cast<const ast::ForScanExpr*>(e));
   }
   return unsupported(e->span, "this expression");
 }
@@ -147,12 +160,7 @@ Result Lowerer::lowerName(const ast::NameExpr* e) {
       if (s->generic && !s->generic->isPack && s->generic->constraint == ast::GenericKind::Dim)
         return Val::integer(shape::instantiate(check::dimSymbol(*s->generic), frame().subst.shapes));
       break;
-    case SymbolKind::Member: {
-      Val self = Val::of(Val::Kind::Block);
-      self.path = frame().blockPath;
-      self.block = frame().block;
-      return lowerMemberOfBlock(self, e->name, module(), e->span);
-    }
+    case SymbolKind::Member: return lowerMemberOfBlock(selfBlock(), e->name, module(), e->span);
     case SymbolKind::Item:
       if (auto* c = s->item && s->module ? ast::as<ast::ConstItem>(s->item) : nullptr)
         return lowerConst(*s->module, *c, e->span);
@@ -227,44 +235,36 @@ Result Lowerer::lowerMemberOfBlock(const Val& self, const ast::Ident& name, cons
       readsState_ = true;
       auto type = mlir::cast<mlir::RankedTensorType>(it->second.getType());
       ast::ScalarType dtype = ast::ScalarType::F32;
-      for (const TensorSlot& p : inputs_.state)
+      for (const TensorSlot& p : stateSlots_)
         if (p.path == path) dtype = p.dtype;
       shape::Shape shape;
       for (int64_t d : type.getShape()) shape.push_back(shape::DimExpr::constant(d));
       return Val::tensor(it->second, check::Type::tensor(shape, check::DType::of(dtype)));
     }
     case ast::MemberKind::Sub: {
-      const ast::TypeNode* t = member->type;
-      bool optional = false;
-      if (auto* o = ast::as<ast::OptionalTypeNode>(t)) {
-        optional = true;
-        t = o->inner;
-      }
-      Val v = Val::of(Val::Kind::Block);
+      // The member's checked type, in the entry's terms: the sub-block's
+      // generic arguments, and an array's length.
+      const check::CheckedBlock* checked = inputs_.checked->blockOf(self.block);
+      auto mt = checked ? checked->members.find(member) : decltype(checked->members.end()){};
+      if (!checked || mt == checked->members.end() || !self.blockSubst)
+        return unsupported(at, fmt::format("the sub-block `{}`", path));
+      check::Type type = check::instantiate(mt->second, *self.blockSubst);
+      bool optional = type.kind() == check::TypeKind::Optional;
+      if (optional) type = type.optionalInner();
+      if (type.kind() != check::TypeKind::Block && type.kind() != check::TypeKind::BlockArray)
+        return unsupported(at, fmt::format("the sub-block `{}`", path));
+      Val v = Val::of(type.kind() == check::TypeKind::Block ? Val::Kind::Block : Val::Kind::BlockArray);
       v.path = path;
-      if (auto* a = ast::as<ast::ArrayTypeNode>(t)) {
-        v.kind = Val::Kind::BlockArray;
-        // The array's length: count the bound parameters and state under it.
-        int64_t count = 0;
-        auto scan = [&](const std::string& p) {
-          if (p.rfind(path + ".", 0) != 0) return;
-          size_t start = path.size() + 1, end = p.find('.', start);
-          std::string index = p.substr(start, end - start);
-          if (!index.empty() && std::all_of(index.begin(), index.end(), ::isdigit))
-            count = std::max<int64_t>(count, std::stoll(index) + 1);
-        };
-        for (const TensorSlot& p : inputs_.parameters) scan(p.path);
-        for (const TensorSlot& p : inputs_.state) scan(p.path);
-        v.count = count;
-        t = a->element;
+      v.block = type.blockInstance()->block;
+      v.blockModule = type.blockInstance()->module;
+      v.blockSubst = std::make_shared<const check::Substitution>(type.blockInstance()->args);
+      if (v.kind == Val::Kind::BlockArray) {
+        auto count = type.arrayCount().constantValue();
+        if (!count || *count < 0) return unsupported(at, fmt::format("the block array `{}` of unknown length", path));
+        v.count = *count;
       }
-      manifest::BlockRef ref = manifest::subBlock(m, member->type);
-      const Module* owner = self.blockModule ? self.blockModule : &m;
-      ref = manifest::subBlock(*owner, member->type);
-      v.block = ref.block;
-      v.blockModule = ref.module;
-      if (!v.block) return unsupported(at, fmt::format("the sub-block `{}`", path));
       if (optional) {
+        // An optional sub is present when the binder bound its parameters.
         bool present = false;
         for (const TensorSlot& p : inputs_.parameters)
           if (p.path.rfind(path + ".", 0) == 0) present = true;
@@ -277,6 +277,50 @@ Result Lowerer::lowerMemberOfBlock(const Val& self, const ast::Ident& name, cons
     }
   }
   return unsupported(at, fmt::format("the member `{}`", name.name));
+}
+
+Val Lowerer::selfBlock() const {
+  Val self = Val::of(Val::Kind::Block);
+  self.path = frame().blockPath;
+  self.block = frame().block;
+  self.blockModule = frame().module;
+  self.blockSubst = std::make_shared<const check::Substitution>(frame().subst);
+  return self;
+}
+
+bool Lowerer::collectState(const Val& self, std::vector<TensorSlot>& out, Span at) {
+  const check::CheckedBlock* checked = inputs_.checked->blockOf(self.block);
+  if (!checked) return false;
+  for (const ast::Item* item : self.block->body) {
+    auto* member = ast::as<ast::MemberItem>(item);
+    if (!member) continue;
+    std::string path = self.path.empty() ? member->name.name : self.path + "." + member->name.name;
+    if (member->member == ast::MemberKind::State) {
+      auto mt = checked->members.find(member);
+      if (mt == checked->members.end()) return false;
+      check::Type t = check::instantiate(mt->second, *self.blockSubst);
+      auto shape = t.isTensor() ? staticShape(t) : std::nullopt;
+      auto dtype = t.isTensor() && !t.dtype().isGeneric() ? std::optional(t.dtype().scalar) : std::nullopt;
+      if (!shape || !dtype || std::count(shape->begin(), shape->end(), mlir::ShapedType::kDynamic)) {
+        unsupported(member->name.span, fmt::format("the state `{}`, whose size the root generics do not fix", path));
+        return false;
+      }
+      out.push_back(TensorSlot{path, *dtype, *shape, ""});
+    }
+    if (member->member != ast::MemberKind::Sub) continue;
+    auto sub = lowerMemberOfBlock(self, member->name, *self.blockModule, at);
+    if (!sub) return false;
+    Val v = sub->kind == Val::Kind::Some ? sub->elements[0] : *sub;
+    if (v.kind == Val::Kind::Block && !collectState(v, out, at)) return false;
+    if (v.kind == Val::Kind::BlockArray)
+      for (int64_t i = 0; i < v.count; ++i) {
+        Val element = v;
+        element.kind = Val::Kind::Block;
+        element.path = v.path + "." + std::to_string(i);
+        if (!collectState(element, out, at)) return false;
+      }
+  }
+  return true;
 }
 
 std::optional<mlir::Value> Lowerer::asScalarTensor(const Val& v, ast::ScalarType d, Span at) {
@@ -466,10 +510,7 @@ Result Lowerer::lowerCall(const ast::CallExpr* e) {
           if (!base) return std::nullopt;
           receiver = *base;
         } else {
-          Val self = Val::of(Val::Kind::Block);
-          self.path = frame().blockPath;
-          self.block = frame().block;
-          receiver = self;
+          receiver = selfBlock();
         }
       }
       return callFunction(binding, e, receiver);

@@ -57,6 +57,8 @@ struct Val {
   std::string path;
   const ast::BlockItem* block = nullptr;
   const Module* blockModule = nullptr;
+  // Block, BlockArray: what the block's generics stand for (in the entry's terms).
+  std::shared_ptr<const check::Substitution> blockSubst;
   int64_t count = 0;
   const ast::StructItem* structItem = nullptr;
   const ast::EnumItem* enumItem = nullptr;
@@ -161,6 +163,12 @@ class Lowerer {
   std::optional<mlir::Value> asScalarTensor(const Val& v, ast::ScalarType d, Span at);
   Result lowerName(const ast::NameExpr* e);
   Result lowerMemberOfBlock(const Val& block, const ast::Ident& member, const Module& m, Span at);
+  // The block the current frame's method belongs to, as a value.
+  Val selfBlock() const;
+  // Every state tensor under `self` (at `self.path`), sized from the checked
+  // member types: what a program without a checkpoint has (with one, the
+  // binder sizes it).
+  bool collectState(const Val& self, std::vector<TensorSlot>& out, Span at);
   Result lowerUnary(const ast::UnaryExpr* e);
   Result lowerBinary(const ast::BinaryExpr* e);
   Result lowerCall(const ast::CallExpr* e);
@@ -210,6 +218,7 @@ class Lowerer {
   bool lowerWhile(const ast::WhileStmt* w);
   bool lowerFor(const ast::ForStmt* f);
   Result lowerRuntimeIf(const ast::IfExpr* e, const Val& condition);
+  Result lowerScan(const ast::ForScanExpr* scan);
 
   // ---- reporting ----
   std::nullopt_t unsupported(Span at, std::string what);
@@ -223,6 +232,8 @@ class Lowerer {
  private:
   friend struct FrameGuard;
   bool lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out);
+  // The root block's generics as bound; false after reporting one unbound.
+  bool rootSubstitution(check::Substitution& out);
 
   mlir::MLIRContext& context_;
   const LowerInputs& inputs_;
@@ -236,6 +247,7 @@ class Lowerer {
   // Each state tensor's current value (SSA: an assignment replaces it), and
   // whether the entry read or wrote any.
   std::map<std::string, mlir::Value> state_;
+  std::vector<TensorSlot> stateSlots_;  // the model's state tensors, in slot order
   bool readsState_ = false;
   bool writesState_ = false;
   NotationState* notation_ = nullptr;  // set while lowering a notation body

@@ -100,7 +100,7 @@ std::optional<Result> Lowerer::callOutlined(const ast::FunctionItem& f, Frame& c
     return out;
   };
   std::vector<std::string> params = relative(inputs_.parameters);
-  std::vector<std::string> state = relative(inputs_.state);
+  std::vector<std::string> state = relative(stateSlots_);
   for (const std::string& p : params)
     if (!parameterArgs_.count(prefix + p)) return std::nullopt;
   for (const std::string& p : state)

@@ -17,7 +17,17 @@ std::optional<LoweredProgram> Lowerer::run() {
   LoweredProgram out;
   out.module = mlir::ModuleOp::create(builder_.getUnknownLoc());
   out.parameters = inputs_.parameters;
-  out.state = inputs_.state;
+  stateSlots_ = inputs_.state;
+  if (stateSlots_.empty() && inputs_.parameters.empty()) {
+    // No checkpoint was bound: size the state from the checked types.
+    Frame root;
+    root.module = inputs_.root.module;
+    root.block = inputs_.root.block;
+    if (!rootSubstitution(root.subst)) return std::nullopt;
+    FrameGuard guard(*this, root);
+    if (!collectState(selfBlock(), stateSlots_, inputs_.root.block->name.span)) return std::nullopt;
+  }
+  out.state = stateSlots_;
   builder_.setInsertionPointToEnd(out.module->getBody());
   bool ok = true;
   const ast::BlockItem& root = *inputs_.root.block;
@@ -63,17 +73,25 @@ static bool flatten(const check::Type& t, std::vector<check::Type>& out) {
   return t.kind() == check::TypeKind::Unit;
 }
 
-static bool flattenValue(const Val& v, std::vector<mlir::Value>& out) {
+// The tensors of a result, in order (a tuple's or a struct's parts).
+static bool flattenValue(const Val& v, std::vector<Val>& out) {
   if (v.kind == Val::Kind::Tensor) {
-    out.push_back(v.value);
+    out.push_back(v);
     return true;
   }
-  if (v.kind == Val::Kind::Tuple) {
+  if (v.kind == Val::Kind::Tuple || v.kind == Val::Kind::Struct) {
     for (const Val& e : v.elements)
       if (!flattenValue(e, out)) return false;
     return true;
   }
   return v.kind == Val::Kind::Unit;
+}
+
+static bool containsStruct(const check::Type& t) {
+  if (t.kind() == check::TypeKind::Struct) return true;
+  for (const check::Type& e : t.elements())
+    if (containsStruct(e)) return true;
+  return false;
 }
 
 bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
@@ -88,17 +106,7 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
   f.fn = checked;
   f.item = &entry;
   f.block = inputs_.root.block;
-  // Root generics: bound values.
-  for (const ast::GenericParam& g : inputs_.root.block->generics) {
-    auto it = inputs_.generics.find(g.name.name);
-    if (it == inputs_.generics.end()) {
-      unsupported(g.name.span, fmt::format("the root generic `{}` without a value (give `--bind {}=...` "
-                                            "or a checkpoint)", g.name.name, g.name.name));
-      return false;
-    }
-    if (it->second.dim) f.subst.shapes.dims[check::symbolIdOf(g)] = shape::DimExpr::constant(*it->second.dim);
-    else if (it->second.dtype) f.subst.dtypes[&g] = check::DType::of(*it->second.dtype);
-  }
+  if (!rootSubstitution(f.subst)) return false;
   entryDims_.clear();
   parameterArgs_.clear();
   state_.clear();
@@ -123,7 +131,7 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
   };
   for (const TensorSlot& p : inputs_.parameters) inputs.push_back(slotType(p));
   // State is the runtime's memory, read and written in place.
-  for (const TensorSlot& p : inputs_.state)
+  for (const TensorSlot& p : stateSlots_)
     inputs.push_back(mlir::MemRefType::get(p.shape, elementType(p.dtype)));
   std::vector<check::Type> argTypes;
   for (size_t i = 0; i < entry.params.size(); ++i) {
@@ -138,7 +146,10 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
   }
   std::vector<check::Type> resultTypes;
   check::Type declared = instantiate(sig.result);
-  if (!flatten(declared, resultTypes)) {
+  // A struct's parts are typed by what the body builds (its fields' types
+  // are the checker's business): the result types are set after the body.
+  bool resultsFromBody = containsStruct(declared);
+  if (!resultsFromBody && !flatten(declared, resultTypes)) {
     unsupported(entry.name.span, fmt::format("an entry returning `{}`", check::str(declared)));
     return false;
   }
@@ -163,7 +174,7 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
   }
   for (const TensorSlot& p : inputs_.parameters) parameterArgs_[p.path] = body->getArgument(arg++);
   std::vector<std::pair<mlir::Value, mlir::Value>> stateBuffers;  // memref, its tensor
-  for (const TensorSlot& p : inputs_.state) {
+  for (const TensorSlot& p : stateSlots_) {
     mlir::Value buffer = body->getArgument(arg++);
     mlir::Value t = builder_.create<mlir::bufferization::ToTensorOp>(at, buffer, /*restrict=*/true,
                                                                      /*writable=*/true);
@@ -181,10 +192,23 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
     if (!t) return false;
     result = Val::tensor(*t, declared);
   }
-  std::vector<mlir::Value> values;
-  if (!flattenValue(result, values) || values.size() != results.size()) {
+  std::vector<Val> parts;
+  if (!flattenValue(result, parts) || (!resultsFromBody && parts.size() != results.size())) {
     unsupported(entry.name.span, fmt::format("the result of `{}`", entry.name.name));
     return false;
+  }
+  std::vector<mlir::Value> values;
+  for (const Val& p : parts) values.push_back(p.value);
+  if (resultsFromBody) {
+    for (const Val& p : parts) {
+      auto dtype = p.type.isTensor() ? concreteDType(p.type.dtype(), entry.name.span) : std::nullopt;
+      if (!dtype) return false;
+      results.push_back(p.value.getType());
+      SlotType slot{"", *dtype, {}};
+      for (const shape::ShapeDim& d : p.type.shape()) slot.shape.push_back(dimSpelling(std::get<shape::DimExpr>(d)));
+      out.results.push_back(slot);
+    }
+    fn.setType(builder_.getFunctionType(inputs, results));
   }
   // The checker proved each result's shape; static and dynamic spellings
   // of one type may still differ, so results are cast to the declared type.
@@ -192,8 +216,8 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
     if (values[i].getType() != results[i])
       values[i] = builder_.create<mlir::tensor::CastOp>(at, results[i], values[i]);
   // Every state tensor that changed goes back into its buffer.
-  for (size_t i = 0; i < inputs_.state.size(); ++i) {
-    mlir::Value now = state_.at(inputs_.state[i].path);
+  for (size_t i = 0; i < stateSlots_.size(); ++i) {
+    mlir::Value now = state_.at(stateSlots_[i].path);
     if (now == stateBuffers[i].second) continue;
     writesState_ = true;
     auto write = builder_.create<mlir::bufferization::MaterializeInDestinationOp>(at, now, stateBuffers[i].first);
@@ -203,6 +227,20 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
   out.readsState = readsState_ || writesState_;
   out.writesState = writesState_;
   builder_.create<mlir::func::ReturnOp>(at, values);
+  return true;
+}
+
+bool Lowerer::rootSubstitution(check::Substitution& out) {
+  for (const ast::GenericParam& g : inputs_.root.block->generics) {
+    auto it = inputs_.generics.find(g.name.name);
+    if (it == inputs_.generics.end()) {
+      unsupported(g.name.span, fmt::format("the root generic `{}` without a value (give `--bind {}=...` "
+                                            "or a checkpoint)", g.name.name, g.name.name));
+      return false;
+    }
+    if (it->second.dim) out.shapes.dims[check::symbolIdOf(g)] = shape::DimExpr::constant(*it->second.dim);
+    else if (it->second.dtype) out.dtypes[&g] = check::DType::of(*it->second.dtype);
+  }
   return true;
 }
 

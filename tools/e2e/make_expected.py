@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+"""Writes test/e2e/expected/NAME.json for each end-to-end program in test/e2e/:
+the calls to run (entry, arguments, binds) and every result's expected dtype,
+shape and values, with a tolerance and its reason for float results.
+
+Every expected value is computed here with numpy from the language's
+semantics (spec and docs/dialect.md), written by hand per program: nothing
+here runs linnet. Inputs come from a seeded generator, so a rerun writes the
+same files. Needs numpy, installed only into a venv under build/:
+
+    python3 -m venv build/e2e-venv && build/e2e-venv/bin/pip install numpy
+    build/e2e-venv/bin/python tools/e2e/make_expected.py [NAME...]
+
+The JSON files are committed; test/e2e/check.py reads them with the standard
+library only.
+"""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parents[2] / "test" / "e2e" / "expected"
+
+# Tolerances. Integers and bools are always compared exactly (check.py).
+EXACT = {"rel": 0.0, "abs": 0.0, "why": "exact: every intermediate is representable, no rounding"}
+EXACT_DYADIC = {"rel": 0.0, "abs": 0.0,
+                "why": "exact: inputs are small multiples of 1/4, so every sum in any order is exact in f32"}
+REORDERED = {"rel": 1e-6, "abs": 1e-6,
+             "why": "f32 sums may be reassociated by the compiler: a few ulp of the result"}
+TRANSCENDENTAL = {"rel": 2e-6, "abs": 1e-7,
+                  "why": "f32 transcendental functions: libm/polynomial results within a couple of ulp"}
+
+
+def f32(x):
+    return np.asarray(x, dtype=np.float32)
+
+
+def bf16_round(x):
+    """f32 -> bf16 (round to nearest even) -> f32, as numpy floats."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def tolist(x):
+    a = np.asarray(x)
+    if a.dtype == np.bool_:
+        return a.tolist()
+    return a.tolist()
+
+
+def result(value, dtype, tol=None, part=None):
+    a = np.asarray(value)
+    r = {"part": part, "dtype": dtype, "shape": list(a.shape)}
+    flat = a.reshape(-1)
+    if dtype == "bool":
+        r["values"] = [int(v) for v in flat]
+    elif dtype in ("f16", "bf16", "f32", "f64"):
+        assert tol is not None, "a float result needs a tolerance"
+        r["values"] = [float(v) for v in flat]
+        r["tol"] = tol
+    else:
+        r["values"] = [int(v) for v in flat]
+    return r
+
+
+def call(entry, args, *results, bind=None):
+    c = {"entry": entry, "args": {k: tolist(v) for k, v in args.items()}}
+    if bind:
+        c["bind"] = bind
+    c["results"] = list(results)
+    return c
+
+
+def dyadic(rng, shape, lo=-8, hi=8):
+    """f32 multiples of 1/4 in [lo/4, hi/4]."""
+    return f32(rng.integers(lo, hi + 1, size=shape) / 4.0)
+
+
+PROGRAMS = {}
+
+
+def program(fn):
+    PROGRAMS[fn.__name__] = fn
+    return fn
+
+
+@program
+def reductions(rng):
+    x = dyadic(rng, (3, 4))
+    xi = rng.integers(-3, 4, size=(3, 4)).astype(np.int32)
+    xl = rng.integers(-1000, 1000, size=(3, 4)).astype(np.int64)
+    b = rng.integers(0, 2, size=(3, 4)).astype(bool)
+    b[0, :] = True   # one all-true row, one all-false row
+    b[1, :] = False
+    sq = rng.integers(-9, 10, size=(4, 4)).astype(np.int32)
+    a = dyadic(rng, (5, 3))
+    w = dyadic(rng, (3, 2))
+    # bf16 data whose f32 sum differs from a bf16 running sum: 64 values near 1
+    # plus small ones, all exactly representable in bf16.
+    hb = bf16_round(f32(1.0 + rng.integers(0, 128, size=(2, 64)) / 128.0))
+    x3 = dyadic(rng, (2, 3, 4))
+    x35 = f32(rng.standard_normal((3, 5)))
+    x235 = f32(rng.standard_normal((2, 3, 5)))
+    c = dyadic(rng, (2, 4))
+    return [
+        call("sum_rows", {"x": x}, result(x.sum(axis=1), "f32", EXACT_DYADIC)),
+        call("prod_cols", {"x": xi}, result(np.prod(xi, axis=0), "i32")),
+        call("max_rows", {"x": x}, result(x.max(axis=1), "f32", EXACT)),
+        call("min_cols", {"x": xl}, result(xl.min(axis=0), "i64")),
+        call("any_rows", {"x": b}, result(b.any(axis=1), "bool")),
+        call("all_rows", {"x": b}, result(b.all(axis=1), "bool")),
+        call("total", {"x": x}, result(x.sum(), "f32", EXACT_DYADIC)),
+        call("trace", {"x": sq}, result(np.trace(sq), "i32")),
+        call("matmul", {"a": a, "b": w}, result(a.astype(np.float64) @ w, "f32", EXACT_DYADIC)),
+        call("accumulate", {"x": hb}, result(hb.astype(np.float64).sum(axis=1), "f32",
+             {"rel": 0.0, "abs": 0.0, "why": "exact: 64 bf16 values in [1, 2) with 8-bit mantissas sum exactly in f32 "
+              "(a bf16 accumulator would lose the low bits)"})),
+        call("nested_same", {"x": x3}, result(x3.sum(axis=(1, 2)), "f32", EXACT_DYADIC)),
+        call("nested_mixed", {"x": x3}, result(x3.max(axis=2).sum(axis=1), "f32", EXACT_DYADIC)),
+        call("centered", {"x": c}, result(c - c.max(axis=1, keepdims=True), "f32", EXACT_DYADIC)),
+        call("pack_rank1", {"x": x35}, result(x35.astype(np.float64).sum(axis=-1), "f32", REORDERED)),
+        call("pack_rank2", {"x": x235}, result(x235.astype(np.float64).sum(axis=-1), "f32", REORDERED)),
+    ]
+
+
+
+@program
+def gathers(rng):
+    table = dyadic(rng, (6, 3))
+    ids = np.array([5, 0, 3, 3, 1, 2, 4], dtype=np.int32)
+    logits = dyadic(rng, (4, 5))
+    labels = np.array([4, 0, 2, 1], dtype=np.int64)
+    x = rng.integers(-50, 50, size=5).astype(np.int32)
+    p = np.array([3, 0, 4, 1, 2], dtype=np.int32)
+    m = rng.integers(-9, 10, size=(4, 3)).astype(np.int32)
+    picked = logits[np.arange(4), labels]
+    return [
+        call("lookup", {"ids": ids, "table": table}, result(table[ids], "f32", EXACT)),
+        call("pick", {"logits": logits, "labels": labels}, result(picked, "f32", EXACT)),
+        call("picked_total", {"logits": logits, "labels": labels}, result(picked.sum(), "f32", EXACT_DYADIC)),
+        call("twice", {"x": x, "p": p}, result(x[p[p]], "i32")),
+        call("row", {"x": m, "i": 2}, result(m[2, :], "i32")),
+        call("row", {"x": m, "i": 0}, result(m[0, :], "i32")),
+    ]
+
+
+def f16(x):
+    return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float32)
+
+
+def trunc_sat(x, lo, hi):
+    """float -> int: truncate toward zero, saturate, NaN -> 0."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.clip(np.nan_to_num(np.trunc(x)), lo, hi).astype(np.int64)
+
+
+@program
+def casts(rng):
+    one = 1.0
+    ulp = 2.0 ** -7   # bf16 spacing in [1, 2)
+    # Ties go to even: 1 + ulp/2 -> 1, 1 + 3ulp/2 -> 1 + 2ulp; just above a tie rounds up.
+    to_bf16 = f32([one + ulp / 2, one + 3 * ulp / 2, one + ulp / 2 + 2.0 ** -20, -(one + ulp / 2),
+                   3.14159265, -1e-3, 65504.0, 1.0e30])
+    to_f16 = f32([0.1, -2.5, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11, 1000.7, -3e-5])
+    bf = bf16_round(f32([0.15625, -2.75, 1.5e10, 7.0]))
+    h = f16([0.1, 1.0 + 2.0 ** -10, -300.25, 1.0 + 3 * 2.0 ** -10])
+    to_i = f32([2.9, -2.9, 0.5, -0.5, 7.0, -7.0, 123456.78, -0.0])
+    big = f32([3.0e9, -3.0e9, 2147483520.0, -2147483648.0])
+    to_u8 = f32([0.0, 1.9, 200.5, 255.0])
+    i_u8 = np.array([0, 255, 256, -1, 300], dtype=np.int32)
+    i64 = np.array([1, -1, 2 ** 32 + 5, 2 ** 31], dtype=np.int64)
+    u8 = np.array([0, 1, 128, 255], dtype=np.uint8)
+    i32 = np.array([0, -7, 16777217, 2 ** 31 - 1], dtype=np.int32)
+    b = np.array([True, False, True, False])
+    fb = f32([0.0, -0.0, 0.5, -2.0, 1e-30])
+    ib = np.array([0, 1, -1, 2, 256], dtype=np.int32)
+    return [
+        call("to_bf16", {"x": to_bf16}, result(bf16_round(to_bf16), "bf16",
+             {"rel": 0.0, "abs": 0.0, "why": "exact: rounding f32 to bf16 is correctly rounded (nearest even)"})),
+        call("to_f16", {"x": to_f16}, result(f16(to_f16), "f16",
+             {"rel": 0.0, "abs": 0.0, "why": "exact: rounding f32 to f16 is correctly rounded (nearest even)"})),
+        call("bf16_to_f32", {"x": bf}, result(bf, "f32", EXACT)),
+        call("f16_to_bf16", {"x": h}, result(bf16_round(h), "bf16",
+             {"rel": 0.0, "abs": 0.0, "why": "exact: f16 -> bf16 rounds once, to nearest even"})),
+        call("to_i32", {"x": to_i}, result(trunc_sat(to_i, -2 ** 31, 2 ** 31 - 1), "i32")),
+        call("saturate_i32", {"x": big}, result(trunc_sat(big, -2 ** 31, 2 ** 31 - 1), "i32")),
+        call("f32_to_u8", {"x": to_u8}, result(trunc_sat(to_u8, 0, 255), "u8")),
+        call("i32_to_u8", {"x": i_u8}, result(i_u8.astype(np.uint8), "u8")),
+        call("i64_to_i32", {"x": i64}, result(i64.astype(np.int32), "i32")),
+        call("u8_to_i64", {"x": u8}, result(u8.astype(np.int64), "i64")),
+        call("i32_to_f32", {"x": i32}, result(i32.astype(np.float32), "f32",
+             {"rel": 0.0, "abs": 0.0, "why": "exact: int -> f32 rounds to nearest even (16777217 -> 16777216)"})),
+        call("bool_to_f32", {"x": b}, result(b.astype(np.float32), "f32", EXACT)),
+        call("bool_to_i32", {"x": b}, result(b.astype(np.int32), "i32")),
+        call("f32_to_bool", {"x": fb}, result(fb != 0, "bool")),
+        call("i32_to_bool", {"x": ib}, result(ib != 0, "bool")),
+    ]
+
+
+@program
+def shape_ops(rng):
+    x = np.arange(12, dtype=np.int32).reshape(2, 6) * 7 - 30
+    x3 = rng.integers(-99, 100, size=(2, 3, 4)).astype(np.int32)
+    col = dyadic(rng, (3, 1))
+    a = rng.integers(-9, 10, size=(2, 3)).astype(np.int32)
+    b1 = rng.integers(-9, 10, size=(1, 3)).astype(np.int32)
+    b2 = rng.integers(-9, 10, size=(2, 2)).astype(np.int32)
+    c1 = rng.integers(-9, 10, size=(2, 1)).astype(np.int32)
+    ci = rng.integers(-9, 10, size=(3, 4)).astype(np.int32)
+    cf = dyadic(rng, (3, 4))
+    return [
+        call("reshaped", {"x": x}, result(x.reshape(3, 2, 2), "i32")),
+        call("permuted", {"x": x3}, result(np.transpose(x3, (2, 0, 1)), "i32")),
+        call("broadcast", {"x": col}, result(np.broadcast_to(col, (2, 3, 4)), "f32", EXACT)),
+        call("concat_rows", {"a": a, "b": b1}, result(np.concatenate([a, b1], axis=0), "i32")),
+        call("concat_last", {"a": a, "b": b2, "c": c1}, result(np.concatenate([a, b2, c1], axis=-1), "i32")),
+        call("positions", {"x": f32(np.zeros(6))}, result(np.arange(6, dtype=np.int64), "i64")),
+        call("positions_i32", {"x": f32(np.zeros(5))}, result(np.arange(5, dtype=np.int32) * 3, "i32")),
+        call("filled", {}, result(np.full((2, 3), 1.5, dtype=np.float32), "f32", EXACT)),
+        call("filled_from", {"v": -17}, result(np.full(4, -17, dtype=np.int32), "i32")),
+        call("cumsum_rows", {"x": ci}, result(np.cumsum(ci, axis=1), "i32")),
+        call("cumsum_cols", {"x": cf}, result(np.cumsum(cf, axis=0), "f32", EXACT_DYADIC)),
+    ]
+
+
+@program
+def elementwise(rng):
+    x = f32([-2.5, -1.0, -0.125, 0.0, 0.75, 3.0])
+    pos = f32([1e-3, 0.25, 1.0, 2.0, 10.0, 12345.0])
+    ang = f32([-3.0, -0.5, 0.0, 0.1, 1.5707964, 6.0])
+    xi = np.array([-2147483647, -5, -1, 0, 1, 42], dtype=np.int32)
+    a = dyadic(rng, (6,))
+    b = dyadic(rng, (6,))
+    al = rng.integers(-100, 100, size=6).astype(np.int64)
+    si = np.array([1, -1, -16, 12345, -2147483648, 7], dtype=np.int32)
+    sn = np.array([0, 1, 2, 3, 4, 31], dtype=np.int32)
+    su = np.array([0, 1, 7, 64, 200, 255], dtype=np.uint8)
+    c = np.array([True, False, False, True, True, False])
+    xs = rng.integers(-5, 6, size=6).astype(np.int32)
+    d = np.float64
+    tr = TRANSCENDENTAL
+    return [
+        call("exps", {"x": x}, result(np.exp(x.astype(d)), "f32", tr)),
+        call("logs", {"x": pos}, result(np.log(pos.astype(d)), "f32", tr)),
+        call("sqrts", {"x": pos}, result(np.sqrt(pos.astype(d)), "f32",
+             {"rel": 1e-7, "abs": 0.0, "why": "f32 sqrt is correctly rounded: half an ulp of the f64 value"})),
+        call("rsqrts", {"x": pos}, result(1.0 / np.sqrt(pos.astype(d)), "f32", tr)),
+        call("sines", {"x": ang}, result(np.sin(ang.astype(d)), "f32", tr)),
+        call("cosines", {"x": ang}, result(np.cos(ang.astype(d)), "f32", tr)),
+        call("tanhs", {"x": x}, result(np.tanh(x.astype(d)), "f32", tr)),
+        call("abs_f32", {"x": x}, result(np.abs(x), "f32", EXACT)),
+        call("abs_i32", {"x": xi}, result(np.abs(xi), "i32")),
+        call("minmax", {"a": a, "b": b}, result(np.minimum(a, b), "f32", EXACT, part=0),
+             result(np.maximum(a, b), "f32", EXACT, part=1)),
+        call("minmax_i64", {"a": al, "b": 7}, result(np.minimum(al, 7), "i64", part=0),
+             result(np.maximum(al, 7), "i64", part=1)),
+        call("shifts_i32", {"x": si, "n": sn},
+             result((si.astype(np.int64) << sn).astype(np.uint64).astype(np.uint32).view(np.int32), "i32", part=0),
+             result(si >> sn, "i32", part=1)),   # numpy >> on signed ints is arithmetic
+        call("shifts_u8", {"x": su}, result((su.astype(np.int64) << 2) & 0xFF, "u8", part=0),
+             result(su >> 3, "u8", part=1)),     # logical on unsigned
+        call("chosen", {"c": c, "a": a, "b": b}, result(np.where(c, a, b), "f32", EXACT)),
+        call("chosen_scalar", {"x": xs}, result(np.where(xs > 0, xs, 0), "i32")),
+    ]
+
+
+def trunc_div(a, b):
+    """Integer division truncating toward zero, wrapping in a's dtype."""
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    q = np.abs(a64) // np.abs(b64) * np.sign(a64) * np.sign(b64)
+    return q, a64 - q * b64
+
+
+def wrap(x, dtype):
+    return np.asarray(x, dtype=np.int64).astype(np.uint64).astype(np.dtype(dtype).str.replace("i", "u")).view(dtype)
+
+
+@program
+def operators(rng):
+    a = np.array([7, -7, 7, -7, 2147483647, -2147483648, 0, 100], dtype=np.int32)
+    b = np.array([2, 2, -2, -2, 1, 3, 5, -7], dtype=np.int32)
+    q, r = trunc_div(a, b)
+    al = np.array([9, -9, 9, -9, -(2 ** 40) - 3, 1], dtype=np.int64)
+    bl = np.array([4, 4, -4, -4, 1000, -1], dtype=np.int64)
+    ql, rl = trunc_div(al, bl)
+    au = np.array([200, 10, 3, 255, 17, 0], dtype=np.uint8)
+    bu = np.array([100, 20, 200, 2, 5, 9], dtype=np.uint8)
+    af = f32([7.5, -7.5, 7.5, -7.5, 1.0, 0.0])
+    bf = f32([2.0, 2.0, -2.0, -2.0, 4.0, 3.0])
+    ci = np.array([1, 5, -3, 4, 0, -8], dtype=np.int32)
+    cj = np.array([1, 2, -3, 9, -1, -7], dtype=np.int32)
+    fa = dyadic(rng, (2, 3))
+    fb = dyadic(rng, (3,))
+    p = np.array([True, True, False, False])
+    qb = np.array([True, False, True, False])
+    ba = np.array([12, -1, 0x0F0F, 5], dtype=np.int32)
+    bb = np.array([10, 255, 0x00FF, -6], dtype=np.int32)
+    a64 = a.astype(np.int64)
+    b64 = b.astype(np.int64)
+    ex = {"rel": 0.0, "abs": 0.0, "why": "exact: dividends and divisors are small dyadic numbers"}
+    logic = []
+    for pv, qv in [(True, False), (False, False), (True, True)]:
+        logic.append(call("logic", {"p": pv, "q": qv}, result(pv and qv, "bool", part=0),
+                          result(pv or qv, "bool", part=1), result(not pv, "bool", part=2)))
+    return [
+        call("arith_i32", {"a": a, "b": b},
+             result(wrap(a64 + b64, np.int32), "i32", part=0), result(wrap(a64 - b64, np.int32), "i32", part=1),
+             result(wrap(a64 * b64, np.int32), "i32", part=2), result(wrap(q, np.int32), "i32", part=3),
+             result(wrap(r, np.int32), "i32", part=4)),
+        call("arith_i64", {"a": al, "b": bl}, result(ql, "i64", part=0), result(rl, "i64", part=1)),
+        call("arith_u8", {"a": au, "b": bu},
+             result((au.astype(np.int64) + bu) % 256, "u8", part=0), result((au.astype(np.int64) - bu) % 256, "u8", part=1),
+             result((au.astype(np.int64) * bu) % 256, "u8", part=2), result(au // bu, "u8", part=3),
+             result(au % bu, "u8", part=4)),
+        call("arith_f32", {"a": af, "b": bf}, result(af / bf, "f32", ex, part=0),
+             result(np.fmod(af, bf), "f32", ex, part=1), result(-af * 2.0 + 1.0, "f32", ex, part=2)),
+        call("negate", {"a": a[:4]}, result(-a[:4], "i32")),
+        call("compare", {"a": ci, "b": cj}, result(ci == cj, "bool", part=0), result(ci != cj, "bool", part=1),
+             result(ci < cj, "bool", part=2), result(ci <= cj, "bool", part=3), result(ci > cj, "bool", part=4),
+             result(ci >= cj, "bool", part=5)),
+        call("compare_f32", {"a": fa, "b": fb}, result(fa < fb, "bool")),
+        call("bool_ops", {"p": p, "q": qb}, result(p & qb, "bool", part=0), result(p | qb, "bool", part=1),
+             result(p ^ qb, "bool", part=2), result(~p, "bool", part=3)),
+        call("bit_ops", {"a": ba, "b": bb}, result(ba & bb, "i32", part=0), result(ba | bb, "i32", part=1),
+             result(ba ^ bb, "i32", part=2)),
+    ] + logic
+
+
+@program
+def unsigned_u32(rng):
+    a = np.array([4000000000, 7, 3000000000, 1], dtype=np.uint32)
+    b = np.array([3, 2, 4000000000, 1], dtype=np.uint32)
+    return [call("arith_u32", {"a": a, "b": b}, result(a // b, "u32", part=0), result(a % b, "u32", part=1))]
+
+
+@program
+def slicing(rng):
+    v = np.arange(10, dtype=np.int32) * 11 - 40
+    m = rng.integers(-99, 100, size=(3, 7)).astype(np.int32)
+    t = rng.integers(-99, 100, size=(2, 3, 4)).astype(np.int32)
+    rows = dyadic(rng, (4, 3))
+    x52 = dyadic(rng, (5, 2))
+    i52 = rng.integers(-99, 100, size=(5, 2)).astype(np.int32)
+    v6 = rng.integers(-99, 100, size=6).astype(np.int32)
+    big = rng.integers(-99, 100, size=(4, 6, 5)).astype(np.int32)
+    return [
+        call("ranged", {"x": v}, result(v[3:7], "i32")),
+        call("stepped", {"x": v}, result(v[1:8:3], "i32")),
+        call("every_other", {"x": m}, result(m[:, ::2], "i32")),
+        call("ellipsis", {"x": t}, result(t[..., 1], "i32")),
+        call("ellipsis_front", {"x": t}, result(t[1, ...], "i32")),
+        call("last", {"x": rows}, result(rows[-1, :], "f32", EXACT)),
+        call("at", {"x": x52, "i": 3}, result(x52[3], "f32", EXACT)),
+        call("element", {"x": i52, "i": 4, "j": 1}, result(i52[4, 1], "i32")),
+        call("head", {"x": v6}, result(v6[1:], "i32")),
+        call("mixed", {"x": big}, result(big[1:4:2, 2, 0:5:2], "i32")),
+    ]
+
+
+@program
+def static_for(rng):
+    x = dyadic(rng, (4,))
+    acc = x.astype(np.float64)
+    for i in range(4):
+        acc = acc * 0.5 + i
+    return [call("weighted", {"x": x}, result(acc, "f32", EXACT_DYADIC))]
+
+
+@program
+def static_for_blocks(rng):
+    x = dyadic(rng, (4,))
+    y = x.astype(np.float64)
+    for _ in range(3):   # three Affine layers, then - 0.25 after each
+        y = y * 2.0 + 1.0 - 0.25
+    return [call("stacked", {"x": x}, result(y, "f32", EXACT_DYADIC))]
+
+
+@program
+def loops(rng):
+    calls = []
+    for x in [1, 2, 37, 1000, -5]:
+        v, steps = x, 0
+        while v > 1:
+            v = int(v / 2)   # truncating division; v > 1 here
+            steps += 1
+        calls.append(call("halvings", {"x": x}, result(v, "i32", part=0), result(steps, "i64", part=1)))
+    x = dyadic(rng, (3,))
+    acc = x.astype(np.float64)
+    for i in range(5):
+        acc = acc * 0.5 + i
+    calls.append(call("counted", {"x": x}, result(acc, "f32", EXACT_DYADIC)))
+    return calls
+
+
+@program
+def scans(rng):
+    x = dyadic(rng, (3,))
+    xi = rng.integers(-9, 10, size=2).astype(np.int32)
+    return [
+        call("scan", {"x": x}, result(np.stack([x * i for i in range(4)]), "f32", EXACT_DYADIC)),
+        call("scan_pairs", {"x": xi}, result(np.stack([xi * i for i in range(1, 4)]), "i32", part=0),
+             result(np.array([i * i for i in range(1, 4)], dtype=np.int64), "i64", part=1)),
+    ]
+
+
+@program
+def conditionals(rng):
+    a = dyadic(rng, (3,))
+    b5 = dyadic(rng, (5,))
+    x = dyadic(rng, (3,))
+    bias = dyadic(rng, (3,))
+    return [
+        call("static_if", {"a": a, "b": b5}, result(a, "f32", EXACT, part=0),
+             result(b5 * 10.0, "f32", EXACT_DYADIC, part=1)),
+        call("data_if", {"x": x, "flag": 0.5}, result(x + 1.0, "f32", EXACT_DYADIC)),
+        call("data_if", {"x": x, "flag": -0.5}, result(x - 1.0, "f32", EXACT_DYADIC)),
+        call("data_if", {"x": x, "flag": 0.0}, result(x - 1.0, "f32", EXACT_DYADIC)),
+        call("optionals", {"x": x, "b": bias}, result(x + bias, "f32", EXACT_DYADIC, part=0),
+             result(x - 100.0, "f32", EXACT_DYADIC, part=1)),
+    ]
+
+
+@program
+def enums(rng):
+    x = dyadic(rng, (3,))
+    return [
+        call("passed", {"x": x}, result(x * 2.0, "f32", EXACT, part=0), result(x, "f32", EXACT, part=1)),
+        call("constant", {"x": x}, result(-x, "f32", EXACT)),
+        call("local", {"x": x}, result(-x, "f32", EXACT)),
+    ]
+
+
+@program
+def structures(rng):
+    x = dyadic(rng, (2, 3))
+    a = rng.integers(-9, 10, size=3).astype(np.int32)
+    b = rng.integers(-9, 10, size=3).astype(np.int32)
+    y = x * x - x
+    return [
+        call("fields", {"x": x}, result(x.max(axis=1) * x.sum(), "f32", EXACT_DYADIC)),
+        # swap(a, b) = (b, a); swap again = (a, b); t = p - q = b - a
+        call("tuples", {"a": a, "b": b}, result(a * 10 + b, "i32", part=0), result(b - a, "i32", part=1)),
+        call("vars", {"x": a}, result(((a * a - a) + 1) * 2, "i32")),
+    ]
+
+
+@program
+def struct_result(rng):
+    x = dyadic(rng, (2, 3))
+    return [call("whole", {"x": x}, result(x.sum(), "f32", EXACT_DYADIC, part=0),
+                 result(x.max(axis=1), "f32", EXACT, part=1))]
+
+
+@program
+def state(rng):
+    xs = [dyadic(rng, (3,)) for _ in range(3)]
+    total = np.zeros(3)
+    calls = []
+    count = 0
+    ticks = 0
+    for k, x in enumerate(xs):
+        total = total + x
+        count += 1
+        calls.append(call("add", {"x": x}, result(total, "f32", EXACT_DYADIC)))
+        if k == 1:
+            ticks += 1
+            calls.append(call("tick", {}, result([ticks], "i64")))
+            ticks += 1
+            calls.append(call("tick", {}, result([ticks], "i64")))
+    calls.append(call("read", {}, result(total, "f32", EXACT_DYADIC, part=0),
+                      result([count], "i32", part=1), result([ticks], "i64", part=2)))
+    calls.append(call("reset", {}, result(np.zeros(3), "f32", EXACT)))
+    calls.append(call("add", {"x": xs[0]}, result(xs[0], "f32", EXACT)))
+    return calls
+
+
+@program
+def generics(rng):
+    x4 = dyadic(rng, (4,))
+    x5 = rng.integers(-99, 100, size=5).astype(np.int32)
+    x3 = rng.integers(-99, 100, size=3).astype(np.int64)
+    s8 = dyadic(rng, (3, 8))
+    x2 = dyadic(rng, (2,))
+    return [
+        call("explicit", {"x": x4}, result(x4 * 3.0, "f32", EXACT_DYADIC)),
+        call("inferred", {"x": x5, "k": -4}, result(x5 * -4, "i32")),
+        call("tiled", {"x": x3}, result(np.broadcast_to(x3, (2, 3)), "i64")),
+        call("split_heads", {"x": s8}, result(s8.reshape(3, 2, 4), "f32", EXACT, part=0),
+             result(8 // 2, "i64", part=1)),
+        call("ramp", {}, result(np.arange(3, dtype=np.int64) * 3, "i64"), bind={"Steps": 3}),
+        call("ramp", {}, result(np.arange(5, dtype=np.int64) * 5, "i64"), bind={"Steps": 5}),
+        call("repeated", {"x": x2}, result(np.broadcast_to(x2, (4, 2)), "f32", EXACT), bind={"Steps": 4}),
+    ]
+
+
+def main():
+    names = sys.argv[1:] or sorted(PROGRAMS)
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        rng = np.random.default_rng(sum(map(ord, name)))
+        spec = {
+            "program": name + ".linnet",
+            "generated_by": "tools/e2e/make_expected.py (numpy); do not edit by hand",
+            "calls": PROGRAMS[name](rng),
+        }
+        (OUT / (name + ".json")).write_text(json.dumps(spec, indent=1) + "\n")
+        print("wrote", OUT / (name + ".json"))
+
+
+if __name__ == "__main__":
+    main()
