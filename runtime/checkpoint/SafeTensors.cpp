@@ -48,9 +48,9 @@ struct FormatDType {
 
 constexpr FormatDType kFormatDTypes[] = {
     {"BOOL", DType::Bool}, {"U8", DType::U8},   {"I8", DType::I8},     {"I16", DType::I16},
-    {"U16", std::nullopt}, {"F16", DType::F16}, {"BF16", DType::BF16}, {"I32", DType::I32},
-    {"U32", std::nullopt}, {"F32", DType::F32}, {"F64", DType::F64},   {"I64", DType::I64},
-    {"U64", std::nullopt},
+    {"U16", DType::U16}, {"F16", DType::F16}, {"BF16", DType::BF16}, {"I32", DType::I32},
+    {"U32", DType::U32}, {"F32", DType::F32}, {"F64", DType::F64},   {"I64", DType::I64},
+    {"U64", DType::U64},
 };
 
 // Builds the messages for one tensor: "<source>: tensor "<name>": <what>".

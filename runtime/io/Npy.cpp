@@ -163,6 +163,12 @@ std::optional<DType> dtypeFromDescr(std::string_view descr) {
     return DType::I32;
   if (code == "i8")
     return DType::I64;
+  if (code == "u2")
+    return DType::U16;
+  if (code == "u4")
+    return DType::U32;
+  if (code == "u8")
+    return DType::U64;
   if (code == "f2")
     return DType::F16;
   if (code == "f4")
@@ -192,6 +198,12 @@ std::string_view descrOf(DType dtype) {
     return "<f4";
   case DType::F64:
     return "<f8";
+  case DType::U16:
+    return "<u2";
+  case DType::U32:
+    return "<u4";
+  case DType::U64:
+    return "<u8";
   case DType::BF16:
     break;
   }

@@ -34,6 +34,12 @@ std::string_view safetensorsDType(DType dtype) {
     return "F32";
   case DType::F64:
     return "F64";
+  case DType::U16:
+    return "U16";
+  case DType::U32:
+    return "U32";
+  case DType::U64:
+    return "U64";
   }
   return "";
 }

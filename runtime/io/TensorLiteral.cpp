@@ -34,6 +34,13 @@ IntRange intRange(DType dtype) {
     return {-32768, 32767};
   case DType::I32:
     return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+  case DType::U16:
+    return {0, 65535};
+  case DType::U32:
+    return {0, std::numeric_limits<std::uint32_t>::max()};
+  case DType::U64:
+    // Written as decimal JSON numbers, only the int64 half is reachable.
+    return {0, std::numeric_limits<std::int64_t>::max()};
   default:
     return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
   }

@@ -75,6 +75,12 @@ double HostTensor::elementAsDouble(std::int64_t index) const {
     return load<std::int32_t>(p);
   case DType::I64:
     return static_cast<double>(load<std::int64_t>(p));
+  case DType::U16:
+    return load<std::uint16_t>(p);
+  case DType::U32:
+    return load<std::uint32_t>(p);
+  case DType::U64:
+    return static_cast<double>(load<std::uint64_t>(p));
   case DType::F16:
     return f16ToF32(load<std::uint16_t>(p));
   case DType::BF16:
@@ -101,6 +107,12 @@ std::int64_t HostTensor::elementAsInt(std::int64_t index) const {
     return load<std::int32_t>(p);
   case DType::I64:
     return load<std::int64_t>(p);
+  case DType::U16:
+    return load<std::uint16_t>(p);
+  case DType::U32:
+    return load<std::uint32_t>(p);
+  case DType::U64:
+    return static_cast<std::int64_t>(load<std::uint64_t>(p));  // wraps past 2^63
   case DType::F16:
   case DType::BF16:
   case DType::F32:
@@ -124,6 +136,9 @@ void storeElement(std::byte *out, DType dtype, double value) {
   case DType::I16:
   case DType::I32:
   case DType::I64:
+  case DType::U16:
+  case DType::U32:
+  case DType::U64:
     // Out-of-range and NaN values would be undefined behaviour to convert:
     // NaN stores 0, the rest saturate to the int64 range.
     if (std::isnan(value))
@@ -165,6 +180,15 @@ void storeIntElement(std::byte *out, DType dtype, std::int64_t value) {
     return;
   case DType::I64:
     store<std::int64_t>(out, value);
+    return;
+  case DType::U16:
+    store<std::uint16_t>(out, static_cast<std::uint16_t>(value));
+    return;
+  case DType::U32:
+    store<std::uint32_t>(out, static_cast<std::uint32_t>(value));
+    return;
+  case DType::U64:
+    store<std::uint64_t>(out, static_cast<std::uint64_t>(value));
     return;
   case DType::F16:
   case DType::BF16:

@@ -17,7 +17,8 @@ constexpr DTypeInfo kDTypeInfo[] = {
     {DType::Bool, "bool", 1, false}, {DType::U8, "u8", 1, false},    {DType::I8, "i8", 1, false},
     {DType::I16, "i16", 2, false},   {DType::I32, "i32", 4, false},  {DType::I64, "i64", 8, false},
     {DType::F16, "f16", 2, true},    {DType::BF16, "bf16", 2, true}, {DType::F32, "f32", 4, true},
-    {DType::F64, "f64", 8, true},
+    {DType::F64, "f64", 8, true},    {DType::U16, "u16", 2, false},  {DType::U32, "u32", 4, false},
+    {DType::U64, "u64", 8, false},
 };
 
 // The table is indexed by the enum value; check the order at compile time.

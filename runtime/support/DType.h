@@ -24,12 +24,15 @@ enum class DType : std::uint8_t {
   BF16,
   F32,
   F64,
+  U16,
+  U32,
+  U64,
 };
 
 // Every DType, in declaration order (for tests and tables).
 inline constexpr DType kAllDTypes[] = {DType::Bool, DType::U8,  DType::I8,  DType::I16,
                                        DType::I32,  DType::I64, DType::F16, DType::BF16,
-                                       DType::F32,  DType::F64};
+                                       DType::F32,  DType::F64, DType::U16, DType::U32, DType::U64};
 
 // Short lowercase name: "bool", "u8", "i8", "i16", "i32", "i64", "f16",
 // "bf16", "f32", "f64".

@@ -37,7 +37,8 @@ TEST(DTypeTest, NamesRoundTrip) {
   }
   EXPECT_FALSE(dtypeFromName("F32").has_value()); // the format's spelling is not ours
   EXPECT_FALSE(dtypeFromName("").has_value());
-  EXPECT_FALSE(dtypeFromName("u16").has_value());
+  EXPECT_FALSE(dtypeFromName("u128").has_value());
+  EXPECT_EQ(dtypeFromName("u32"), DType::U32);
 }
 
 TEST(DTypeTest, FloatingPoint) {
