@@ -583,7 +583,8 @@ Result Lowerer::callFunction(const check::CallBinding& binding, const ast::CallE
   const check::CheckedFunction* checked = inputs_.checked->functionOf(&f);
   if (!checked || !checked->signature) return unsupported(call->span, fmt::format("the call of `{}`", f.name.name));
   if (f.function == ast::FunctionKind::Kernel) return unsupported(call->span, "a kernel");
-  if (f.kernelBinding) return unsupported(call->span, fmt::format("the kernel binding of `{}`", f.name.name));
+  // An op's kernel binding is a GPU lowering; on CPU its body, the reference
+  // semantics, is compiled.
   if (depth_ > 64) return unsupported(call->span, "calls nested this deep (recursion?)");
   Frame callee;
   callee.module = binding.module;
