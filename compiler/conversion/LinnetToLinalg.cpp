@@ -17,6 +17,7 @@
 // them, else from `tensor.dim` of an operand the verifier tied to them.
 #include <cmath>
 
+#include "compiler/conversion/ElementOps.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/LinnetOps.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -57,6 +58,10 @@ APFloat toSemantics(double value, FloatType t) {
 // no direct lowering that avoids compiler-rt helpers.
 bool isNarrowFloat(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() < 32; }
 
+}  // namespace
+
+// The element ops below are shared with compiler/lower (ElementOps.h), so an
+// op means the same inside a notation body and as a whole-tensor op.
 Value emitBinary(OpBuilder& b, Location loc, BinaryKind kind, bool isUnsigned, Value x, Value y) {
   bool f = isa<FloatType>(x.getType());
   switch (kind) {
@@ -157,7 +162,7 @@ Value emitUnary(OpBuilder& b, Location loc, UnaryKind kind, Value x) {
 // fptosi/fptoui are poison out of range, so the range is tested first; the
 // bounds are powers of two, exact in every float type (or infinite, where
 // every finite value is in range).
-Value emitFloatToInt(OpBuilder& b, Location loc, Value x, IntegerType to, bool toUnsigned) {
+static Value emitFloatToInt(OpBuilder& b, Location loc, Value x, IntegerType to, bool toUnsigned) {
   auto from = cast<FloatType>(x.getType());
   unsigned width = to.getWidth();
   APInt maxV = toUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width);
@@ -212,6 +217,8 @@ Value emitCast(OpBuilder& b, Location loc, Value x, Type to, bool fromUnsigned, 
   if (isNarrowFloat(from)) x = b.create<arith::ExtFOp>(loc, f32, x);
   return emitFloatToInt(b, loc, x, cast<IntegerType>(to), toUnsigned);
 }
+
+namespace {
 
 Value reductionIdentity(OpBuilder& b, Location loc, ReductionKind kind, Type t, bool isUnsigned) {
   if (auto ft = dyn_cast<FloatType>(t)) {

@@ -1,11 +1,12 @@
 // Emit: `linnet` ops through their ODS builders, and the scalar arithmetic
-// of notation bodies.
+// of notation bodies (the conversion's element ops, so a cast or a division
+// means the same in a notation body as on whole tensors).
 #include "compiler/lower/Emit.h"
 
 #include <mlir/Dialect/Arith/IR/Arith.h>
-#include <mlir/Dialect/Math/IR/Math.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
+#include "compiler/conversion/ElementOps.h"
 #include "compiler/dialect/LinnetOps.h"
 
 namespace linnet::lower::emit {
@@ -147,119 +148,16 @@ void yield(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v) { b.create<d::
 
 mlir::Value scalarBinary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind, mlir::Value lhs,
                          mlir::Value rhs, bool isUnsigned) {
-  namespace a = mlir::arith;
-  bool isFloat = mlir::isa<mlir::FloatType>(lhs.getType());
-  if (isFloat) {
-    switch (kind) {
-      case BinaryKind::Add: return b.create<a::AddFOp>(loc, lhs, rhs);
-      case BinaryKind::Sub: return b.create<a::SubFOp>(loc, lhs, rhs);
-      case BinaryKind::Mul: return b.create<a::MulFOp>(loc, lhs, rhs);
-      case BinaryKind::Div: return b.create<a::DivFOp>(loc, lhs, rhs);
-      case BinaryKind::Rem: return b.create<a::RemFOp>(loc, lhs, rhs);
-      case BinaryKind::Min: return b.create<a::MinimumFOp>(loc, lhs, rhs);
-      case BinaryKind::Max: return b.create<a::MaximumFOp>(loc, lhs, rhs);
-      case BinaryKind::Eq: return b.create<a::CmpFOp>(loc, a::CmpFPredicate::OEQ, lhs, rhs);
-      case BinaryKind::Ne: return b.create<a::CmpFOp>(loc, a::CmpFPredicate::UNE, lhs, rhs);
-      case BinaryKind::Lt: return b.create<a::CmpFOp>(loc, a::CmpFPredicate::OLT, lhs, rhs);
-      case BinaryKind::Le: return b.create<a::CmpFOp>(loc, a::CmpFPredicate::OLE, lhs, rhs);
-      case BinaryKind::Gt: return b.create<a::CmpFOp>(loc, a::CmpFPredicate::OGT, lhs, rhs);
-      case BinaryKind::Ge: return b.create<a::CmpFOp>(loc, a::CmpFPredicate::OGE, lhs, rhs);
-      default: break;  // bit operations: the checker allows them on integers only
-    }
-  }
-  switch (kind) {
-    case BinaryKind::Add: return b.create<a::AddIOp>(loc, lhs, rhs);
-    case BinaryKind::Sub: return b.create<a::SubIOp>(loc, lhs, rhs);
-    case BinaryKind::Mul: return b.create<a::MulIOp>(loc, lhs, rhs);
-    case BinaryKind::Div:
-      return isUnsigned ? b.create<a::DivUIOp>(loc, lhs, rhs).getResult()
-                        : b.create<a::DivSIOp>(loc, lhs, rhs).getResult();
-    case BinaryKind::Rem:
-      return isUnsigned ? b.create<a::RemUIOp>(loc, lhs, rhs).getResult()
-                        : b.create<a::RemSIOp>(loc, lhs, rhs).getResult();
-    case BinaryKind::Min:
-      return isUnsigned ? b.create<a::MinUIOp>(loc, lhs, rhs).getResult()
-                        : b.create<a::MinSIOp>(loc, lhs, rhs).getResult();
-    case BinaryKind::Max:
-      return isUnsigned ? b.create<a::MaxUIOp>(loc, lhs, rhs).getResult()
-                        : b.create<a::MaxSIOp>(loc, lhs, rhs).getResult();
-    case BinaryKind::And: return b.create<a::AndIOp>(loc, lhs, rhs);
-    case BinaryKind::Or: return b.create<a::OrIOp>(loc, lhs, rhs);
-    case BinaryKind::Xor: return b.create<a::XOrIOp>(loc, lhs, rhs);
-    case BinaryKind::Shl: return b.create<a::ShLIOp>(loc, lhs, rhs);
-    case BinaryKind::Shr:
-      return isUnsigned ? b.create<a::ShRUIOp>(loc, lhs, rhs).getResult()
-                        : b.create<a::ShRSIOp>(loc, lhs, rhs).getResult();
-    case BinaryKind::Eq: return b.create<a::CmpIOp>(loc, a::CmpIPredicate::eq, lhs, rhs);
-    case BinaryKind::Ne: return b.create<a::CmpIOp>(loc, a::CmpIPredicate::ne, lhs, rhs);
-    case BinaryKind::Lt:
-      return b.create<a::CmpIOp>(loc, isUnsigned ? a::CmpIPredicate::ult : a::CmpIPredicate::slt, lhs, rhs);
-    case BinaryKind::Le:
-      return b.create<a::CmpIOp>(loc, isUnsigned ? a::CmpIPredicate::ule : a::CmpIPredicate::sle, lhs, rhs);
-    case BinaryKind::Gt:
-      return b.create<a::CmpIOp>(loc, isUnsigned ? a::CmpIPredicate::ugt : a::CmpIPredicate::sgt, lhs, rhs);
-    case BinaryKind::Ge:
-      return b.create<a::CmpIOp>(loc, isUnsigned ? a::CmpIPredicate::uge : a::CmpIPredicate::sge, lhs, rhs);
-  }
-  return lhs;
+  return conversion::emitBinary(b, loc, toDialect(kind), isUnsigned, lhs, rhs);
 }
 
 mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x) {
-  namespace a = mlir::arith;
-  namespace m = mlir::math;
-  mlir::Type t = x.getType();
-  bool isFloat = mlir::isa<mlir::FloatType>(t);
-  switch (kind) {
-    case UnaryKind::Neg:
-      if (isFloat) return b.create<a::NegFOp>(loc, x);
-      return b.create<a::SubIOp>(loc, b.create<a::ConstantOp>(loc, b.getIntegerAttr(t, 0)), x);
-    case UnaryKind::Not:
-      return b.create<a::XOrIOp>(loc, x, b.create<a::ConstantOp>(loc, b.getIntegerAttr(t, -1)));
-    case UnaryKind::Exp: return b.create<m::ExpOp>(loc, x);
-    case UnaryKind::Log: return b.create<m::LogOp>(loc, x);
-    case UnaryKind::Sqrt: return b.create<m::SqrtOp>(loc, x);
-    case UnaryKind::Rsqrt: return b.create<m::RsqrtOp>(loc, x);
-    case UnaryKind::Sin: return b.create<m::SinOp>(loc, x);
-    case UnaryKind::Cos: return b.create<m::CosOp>(loc, x);
-    case UnaryKind::Tanh: return b.create<m::TanhOp>(loc, x);
-    case UnaryKind::Abs:
-      if (isFloat) return b.create<m::AbsFOp>(loc, x);
-      return b.create<m::AbsIOp>(loc, x);
-  }
-  return x;
+  return conversion::emitUnary(b, loc, toDialect(kind), x);
 }
 
 mlir::Value scalarCast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type to,
                        bool unsignedIn, bool unsignedOut) {
-  namespace a = mlir::arith;
-  mlir::Type from = x.getType();
-  if (from == to) return x;
-  auto fromFloat = mlir::dyn_cast<mlir::FloatType>(from);
-  auto toFloat = mlir::dyn_cast<mlir::FloatType>(to);
-  if (fromFloat && toFloat) {
-    if (fromFloat.getWidth() < toFloat.getWidth()) return b.create<a::ExtFOp>(loc, to, x);
-    return b.create<a::TruncFOp>(loc, to, x);
-  }
-  if (to.isInteger(1)) {
-    if (fromFloat)
-      return b.create<a::CmpFOp>(loc, a::CmpFPredicate::UNE, x,
-                                 b.create<a::ConstantOp>(loc, b.getFloatAttr(from, 0.0)));
-    return b.create<a::CmpIOp>(loc, a::CmpIPredicate::ne, x,
-                               b.create<a::ConstantOp>(loc, b.getIntegerAttr(from, 0)));
-  }
-  bool inUnsigned = unsignedIn || from.isInteger(1);
-  if (toFloat) {
-    if (inUnsigned) return b.create<a::UIToFPOp>(loc, to, x);
-    return b.create<a::SIToFPOp>(loc, to, x);
-  }
-  if (fromFloat) {
-    if (unsignedOut) return b.create<a::FPToUIOp>(loc, to, x);
-    return b.create<a::FPToSIOp>(loc, to, x);
-  }
-  unsigned wf = from.getIntOrFloatBitWidth(), wt = to.getIntOrFloatBitWidth();
-  if (wf > wt) return b.create<a::TruncIOp>(loc, to, x);
-  if (inUnsigned) return b.create<a::ExtUIOp>(loc, to, x);
-  return b.create<a::ExtSIOp>(loc, to, x);
+  return conversion::emitCast(b, loc, x, to, unsignedIn, unsignedOut);
 }
 
 mlir::Value scalarTensor(mlir::OpBuilder& b, mlir::Location loc, mlir::Value scalar) {
