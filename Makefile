@@ -16,11 +16,12 @@ build: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# Until the runtime runs entries, the main job checks the model and binds it to
-# the embedded default checkpoint: the model page with its generics and memory.
+# The main job: the embedded default model (test/data/embedded) continues a
+# prompt, then answers a chat question, streamed as text. The first run
+# compiles phi3 into the build cache (~/.cache/linnet); later runs start at once.
 run: build
-	./$(BUILD)/bin/linnet check models/phi3
-	./$(BUILD)/bin/linnet inspect models/phi3 --checkpoint test/data/embedded --memory
+	./$(BUILD)/bin/linnet run models/phi3 --checkpoint test/data/embedded --prompt "The import statement" --max-new 40
+	./$(BUILD)/bin/linnet run models/phi3 --checkpoint test/data/embedded --chat --prompt "What is the json module for?"
 
 test: build
 	@bash tools/run-tests.sh $(BUILD)

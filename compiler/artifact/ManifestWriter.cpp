@@ -26,7 +26,8 @@ nlohmann::json slotType(const lower::SlotType& s, bool named) {
 }  // namespace
 
 std::string manifestJson(const lower::LoweredProgram& program, const bind::GenericBindings& generics,
-                         const ManifestSource& source, const ManifestTarget& target) {
+                         const bind::EntryChecks& checks, const ManifestSource& source,
+                         const ManifestTarget& target) {
   nlohmann::json j;
   j["format"] = "linnet-artifact";
   j["version"] = 1;
@@ -50,6 +51,15 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
     entry["results"] = nlohmann::json::array();
     for (const lower::SlotType& r : e.results) entry["results"].push_back(slotType(r, false));
     entry["state"] = e.writesState ? "write" : e.readsState ? "read" : "none";
+    if (auto rules = checks.find(e.name); rules != checks.end() && !rules->second.empty()) {
+      entry["checks"] = nlohmann::json::array();
+      for (const bind::RangeCheck& c : rules->second) {
+        nlohmann::json rule = {{"arg", c.arg}, {"kind", "range"}};
+        if (c.min) rule["min"] = *c.min;
+        if (c.max) rule["max"] = *c.max;
+        entry["checks"].push_back(rule);
+      }
+    }
     j["entries"].push_back(entry);
   }
   return j.dump(1);

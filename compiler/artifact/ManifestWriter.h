@@ -1,10 +1,11 @@
 // ManifestWriter: the manifest of a `.lnpkg` (docs/abi.md) for a lowered
 // program: its target, the bound root generics, the parameter and state
-// slots, and every entry's dims, arguments and results.
+// slots, and every entry's dims, arguments, results and value checks.
 #pragma once
 
 #include <string>
 
+#include "compiler/bind/EntryChecks.h"
 #include "compiler/bind/GenericValues.h"
 #include "compiler/lower/Lowering.h"
 
@@ -20,7 +21,10 @@ struct ManifestTarget {
   std::string triple, cpu, features;
 };
 
+// `checks` (the package's checks.json, validated by bind::readEntryChecks)
+// become each built entry's `checks`; rules of entries not built are dropped.
 std::string manifestJson(const lower::LoweredProgram& program, const bind::GenericBindings& generics,
-                         const ManifestSource& source, const ManifestTarget& target);
+                         const bind::EntryChecks& checks, const ManifestSource& source,
+                         const ManifestTarget& target);
 
 }  // namespace linnet::artifact

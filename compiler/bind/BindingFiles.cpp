@@ -14,9 +14,10 @@ namespace {
 // Files larger than this are not binding manifests.
 constexpr uintmax_t kMaxFileBytes = 16u << 20;
 
-// Reads `dir/name` as strict JSON; nullopt (no error) when the file is absent.
-std::optional<nlohmann::json> readJson(const std::string& dir, const std::string& name,
-                                       bool& ok, DiagnosticEmitter& diagnostics) {
+}  // namespace
+
+std::optional<nlohmann::json> readPackageJson(const std::string& dir, const std::string& name,
+                                              bool& ok, DiagnosticEmitter& diagnostics) {
   std::filesystem::path path = std::filesystem::path(dir) / name;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
@@ -42,6 +43,8 @@ std::optional<nlohmann::json> readJson(const std::string& dir, const std::string
   }
   return std::move(json).value();
 }
+
+namespace {
 
 // Splits `{name}` placeholders out of `text`; false if braces are unbalanced
 // or a name is empty.
@@ -72,7 +75,7 @@ std::optional<BindingFiles> readBindingFiles(const std::string& packageDir,
   BindingFiles files;
   bool ok = true;
   std::string bindingsPath = (std::filesystem::path(packageDir) / "bindings.json").string();
-  if (auto json = readJson(packageDir, "bindings.json", ok, diagnostics)) {
+  if (auto json = readPackageJson(packageDir, "bindings.json", ok, diagnostics)) {
     for (auto& [key, value] : json->items()) {
       if (!value.is_string()) {
         diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, bindingsPath,
@@ -112,7 +115,7 @@ std::optional<BindingFiles> readBindingFiles(const std::string& packageDir,
     }
   }
   std::string genericsPath = (std::filesystem::path(packageDir) / "generics.json").string();
-  if (auto json = readJson(packageDir, "generics.json", ok, diagnostics)) {
+  if (auto json = readPackageJson(packageDir, "generics.json", ok, diagnostics)) {
     for (auto& [section, body] : json->items()) {
       if ((section != "config" && section != "defaults") || !body.is_object()) {
         diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, genericsPath,

@@ -6,13 +6,17 @@
 //                  "model.layers.{i}.input_layernorm.weight".
 //   generics.json  {"config": {"<generic>": "<config.json key>"},
 //                   "defaults": {"<generic>": <integer or dtype name>}}
-// Both are optional; a malformed one is an error naming the file.
+// Both are optional; a malformed one is an error naming the file. The
+// package's other declarative files (constants.json: ConfigConstants.h,
+// checks.json: EntryChecks.h) are read through readPackageJson below.
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 
@@ -30,6 +34,12 @@ struct BindingFiles {
   std::map<std::string, std::string> configKeys;     // generic -> config.json key
   std::map<std::string, std::string> defaults;       // generic -> value text
 };
+
+// `dir/name` as strict JSON, which must be an object: nullopt without an
+// error when the file is absent; nullopt with `ok` cleared after reporting
+// (E5102) when it is too large, malformed or not an object.
+std::optional<nlohmann::json> readPackageJson(const std::string& dir, const std::string& name, bool& ok,
+                                              DiagnosticEmitter& diagnostics);
 
 std::optional<BindingFiles> readBindingFiles(const std::string& packageDir,
                                              DiagnosticEmitter& diagnostics);

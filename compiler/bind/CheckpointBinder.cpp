@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compiler/bind/BindingFiles.h"
+#include "compiler/bind/ConfigConstants.h"
 #include "compiler/parse/ASTPrinter.h"
 #include "runtime/support/DType.h"
 
@@ -155,6 +156,7 @@ class Binder {
   void solveDimensions();
   void solveDTypes();
   void applyConfigAndDefaults();
+  void checkConstants();
   bool checkAllSolved();
   bool enumerate(size_t entry, std::vector<std::vector<int64_t>>& out);
   void bindTensors(BoundModel& model);
@@ -360,6 +362,18 @@ void Binder::applyConfigAndDefaults() {
     else if (auto value = evaluateDim(g.defaultValue->expr, model_.generics))
       bindGeneric(g.name.name, BoundValue{value, std::nullopt}, "its declared default");
   }
+}
+
+// Values of config.json the model fixes in its source; reported with the
+// generics' problems, all at once.
+void Binder::checkConstants() {
+  std::optional<ConfigConstants> constants = readConfigConstants(inputs_.packageDir, diagnostics_);
+  if (!constants) {
+    ok_ = false;
+    return;
+  }
+  if (inputs_.program && !checkConfigConstants(*constants, *inputs_.program, checkpoint_.config(), diagnostics_))
+    ok_ = false;
 }
 
 bool Binder::checkAllSolved() {
@@ -582,6 +596,7 @@ std::optional<BoundModel> Binder::run() {
   solveDimensions();
   solveDTypes();
   applyConfigAndDefaults();
+  checkConstants();
   if (!ok_ || !checkAllSolved()) return std::nullopt;
   if (!checkWhereClauses(block_, blockName_, model_.generics, diagnostics_)) return std::nullopt;
   BoundModel model;

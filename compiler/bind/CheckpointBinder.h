@@ -7,7 +7,9 @@
 //      and tensor dimensions from the bound tensors' shapes, then the
 //      package's `generics.json` (`config`: generic -> config.json key,
 //      `defaults`: generic -> value), and the dtype generic from the tensors,
-//   3. checks the root block's `where` clauses on the bound values,
+//   3. compares config.json with the constants the package's
+//      `constants.json` names (ConfigConstants.h) and checks the root
+//      block's `where` clauses on the bound values,
 //   4. checks every tensor: present (unless optional), rank, each dimension,
 //      dtype; and that the checkpoint holds no tensor bound to nothing,
 //   5. sizes every `state` member for the bound generics.
@@ -24,6 +26,7 @@
 #include "compiler/bind/GenericValues.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/manifest/ParameterManifest.h"
+#include "compiler/modules/Program.h"
 #include "runtime/checkpoint/Checkpoint.h"
 
 namespace linnet::bind {
@@ -55,7 +58,8 @@ struct BoundModel {
 
 struct BindInputs {
   const manifest::BlockManifest* manifest = nullptr;
-  std::string packageDir;           // holds bindings.json and generics.json
+  std::string packageDir;           // holds bindings.json, generics.json, constants.json
+  const Program* program = nullptr; // whose constants constants.json names; null: not compared
   const rt::Checkpoint* checkpoint = nullptr;
   GenericBindings overrides;        // --bind values, already checked against kinds
 };

@@ -6,11 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cli/RunCommand.h"
+
 namespace linnet::driver {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitErrors = 1;
 inline constexpr int kExitUsage = 2;
+
+// `linnet --version`; also part of every build cache key.
+inline constexpr const char* kLinnetVersion = "0.1.0";
 
 struct CommonOptions {
   bool color = false;          // diagnostics in color (stderr is a TTY, no --no-color)
@@ -53,7 +58,24 @@ struct BuildOptions {
   std::string output;
 };
 
+// `linnet run PATH [--bind K=V]... [--no-cache] [--verbose] [--quiet]` plus
+// linnet-run's flags (--checkpoint, --entry, --arg, --calls, --print, --out,
+// --prompt, --chat, --max-new, --temperature, --seed, --eos). PATH is a
+// `.lnpkg`, run as linnet-run runs it, or a package, built in process
+// (through the build cache, BuildCache.h) and then run the same way. A
+// --bind naming a root generic goes to the build, any other (an entry's
+// dim, e.g. Steps=8) to the run.
+struct RunPackageOptions {
+  std::string path;
+  std::vector<std::string> binds;
+  bool noCache = false;  // neither read nor write the build cache
+  bool verbose = false;  // say whether the cache was used, and where
+  bool quiet = false;    // no progress lines on stderr
+  rt::RunOptions run;    // checkpointDir is also the build's checkpoint
+};
+
 int runBuild(const CommonOptions& common, const BuildOptions& options);
+int runRun(const CommonOptions& common, const RunPackageOptions& options);
 int runCheck(const CommonOptions& common, const CheckOptions& options);
 int runFormat(const CommonOptions& common, const FormatOptions& options);
 int runInspect(const CommonOptions& common, const InspectOptions& options);

@@ -13,10 +13,7 @@
 
 #include "compiler/driver/Driver.h"
 #include "compiler/modules/Program.h"
-
-namespace {
-constexpr const char* kVersion = "0.1.0";
-}
+#include "runtime/cli/RunFlags.h"
 
 int main(int argc, char** argv) {
   using namespace linnet::driver;
@@ -87,6 +84,19 @@ int main(int argc, char** argv) {
   buildCmd->add_option("-o,--output", build.output, "The artifact to write (FILE.lnpkg)");
   buildCmd->add_option("--std", stdDir, "Standard library directory");
 
+  RunPackageOptions run;
+  CLI::App* runCmd = app.add_subcommand(
+      "run", "Run a package (built in process, cached) or a .lnpkg: an entry, a calls file, or a prompt");
+  runCmd->add_option("path", run.path, "A package directory or a .lnpkg artifact")->required();
+  runCmd->add_option("--bind", run.binds,
+                     "NAME=VALUE: a root generic for the build, or a dim of the entry such as Steps=8 (repeatable)")
+      ->allow_extra_args(false);
+  linnet::rt::addRunFlags(*runCmd, run.run);
+  runCmd->add_flag("--no-cache", run.noCache, "Build without reading or writing the build cache");
+  runCmd->add_flag("--verbose", run.verbose, "Say whether the build cache was used");
+  runCmd->add_flag("--quiet", run.quiet, "No progress lines on stderr");
+  runCmd->add_option("--std", stdDir, "Standard library directory");
+
   std::vector<const char*> cargs;
   cargs.push_back(argv[0]);
   for (const std::string& a : args) cargs.push_back(a.c_str());
@@ -109,7 +119,7 @@ int main(int argc, char** argv) {
   }
 
   if (showVersion) {
-    std::cout << "linnet " << kVersion << "\n";
+    std::cout << "linnet " << kLinnetVersion << "\n";
     return kExitOk;
   }
 
@@ -123,6 +133,7 @@ int main(int argc, char** argv) {
 
   if (checkCmd->parsed()) return runCheck(common, check);
   if (buildCmd->parsed()) return runBuild(common, build);
+  if (runCmd->parsed()) return runRun(common, run);
   if (lintCmd->parsed()) {
     lint.strict = true;
     return runCheck(common, lint);

@@ -37,6 +37,13 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const BlockR
                                             DiagnosticEmitter& diagnostics,
                                             std::vector<std::string>* unclaimed) {
   RootBinding result;
+  const Package* package = program.rootPackage();
+  if (package) {  // a lone file has no package files
+    std::optional<bind::EntryChecks> checks =
+        bind::readEntryChecks(package->rootDir, *root.block, root.qualifiedName(), diagnostics);
+    if (!checks) return std::nullopt;
+    result.checks = std::move(*checks);
+  }
   std::vector<std::string> claimed;
   for (const std::string& bind : binds) {
     std::string name = bind.substr(0, bind.find('='));
@@ -65,11 +72,11 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const BlockR
   result.arena = std::make_unique<ast::Arena>();
   result.manifest =
       std::make_unique<manifest::BlockManifest>(manifest::buildManifest(root, *result.arena));
-  const Package* package = program.rootPackage();
   bind::BindInputs inputs;
   inputs.manifest = result.manifest.get();
   inputs.packageDir = package ? package->rootDir : std::string();
   inputs.checkpoint = result.checkpoint.get();
+  inputs.program = &program;
   inputs.overrides = *result.generics;
   result.model = bind::bindCheckpoint(inputs, diagnostics);
   if (!result.model) return std::nullopt;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/bind/CheckpointBinder.h"
+#include "compiler/bind/EntryChecks.h"
 #include "compiler/bind/GenericValues.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/manifest/ParameterManifest.h"
@@ -28,6 +29,10 @@ struct RootBinding {
   std::optional<bind::GenericBindings> generics;
   // Set with --checkpoint: the bound tensors and state.
   std::optional<bind::BoundModel> model;
+  // The package's rules on entry argument values (checks.json), validated
+  // against the root block; empty without the file. `build` writes them into
+  // the manifest.
+  bind::EntryChecks checks;
   // What `model` points into, kept alive with it.
   std::unique_ptr<rt::Checkpoint> checkpoint;
   std::unique_ptr<ast::Arena> arena;
@@ -45,6 +50,7 @@ std::optional<manifest::BlockRef> findRootBlock(const Program& program, Diagnost
 // then tensors, config.json and generics.json, then defaults; every tensor
 // checked, the `where` clauses evaluated); without, the `where` clauses are
 // evaluated on the --bind values alone. With neither, nothing is bound.
+// The package's checks.json is read and validated in every case.
 //
 // When `unclaimed` is given, a bind whose name (the text before `=`) is no
 // generic of the root block is moved there instead of being reported: the

@@ -7,6 +7,8 @@
 #include "runtime/cli/RunCommand.h"
 
 #include "runtime/checkpoint/MappedFile.h"
+#include "runtime/generate/Generate.h"
+#include "runtime/generate/StopTokens.h"
 #include "runtime/checkpoint/StrictJson.h"
 #include "runtime/io/Npy.h"
 #include "runtime/io/SafeTensorsWriter.h"
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -93,29 +96,129 @@ public:
     std::optional<Failure> failure = runOrFail();
     if (!failure)
       return kExitOk;
-    std::fprintf(options_.err, "%s: error: %s\n", options_.toolName.c_str(), failure->message.c_str());
-    if (failure->code == kExitUsage)
-      std::fprintf(options_.err, "run `%s --help` for the command line\n", options_.toolName.c_str());
+    report(*failure);
+    return failure->code;
+  }
+
+  int reportMisuse() const {
+    std::optional<Failure> failure = checkCommandLine();
+    if (!failure)
+      return kExitOk;
+    report(*failure);
     return failure->code;
   }
 
 private:
+  void report(const Failure &failure) const {
+    std::fprintf(options_.err, "%s: error: %s\n", options_.toolName.c_str(), failure.message.c_str());
+    if (failure.code == kExitUsage)
+      std::fprintf(options_.err, "run `%s --help` for the command line\n", options_.toolName.c_str());
+  }
+
   static Failure usage(std::string message) { return {kExitUsage, std::move(message)}; }
   static Failure input(std::string message) { return {kExitInputError, std::move(message)}; }
 
-  std::optional<Failure> runOrFail() {
-    if (options_.prompt)
-      return usage("--prompt is not supported yet (generation from text comes later)");
+public:
+  // Misuse of the command line, found without loading anything.
+  std::optional<Failure> checkCommandLine() const {
     if (options_.artifactPath.empty() && !options_.artifactImage)
       return usage("no artifact given");
+    if (options_.prompt)
+      return checkPromptLine();
+    if (options_.chat || options_.maxNew || options_.temperature || options_.seed || options_.eos)
+      return usage("--chat, --max-new, --temperature, --seed and --eos go with --prompt");
     if (options_.entry && options_.callsFile)
       return usage("give either --entry or --calls, not both");
     if (!options_.entry && !options_.callsFile)
-      return usage("give --entry NAME (with --arg NAME=VALUE...) or --calls FILE.json");
+      return usage("give --entry NAME (with --arg NAME=VALUE...), --calls FILE.json or --prompt TEXT");
     if (options_.callsFile && !options_.args.empty())
       return usage("--arg goes with --entry; with --calls the arguments are in the file");
+    if (options_.keepGoing && !options_.callsFile)
+      return usage("--keep-going goes with --calls");
     if (options_.outFile && std::filesystem::path(*options_.outFile).extension() != ".safetensors")
       return usage(fmt::format("--out {}: the file name must end in .safetensors", *options_.outFile));
+    return std::nullopt;
+  }
+
+private:
+  std::optional<Failure> checkPromptLine() const {
+    if (options_.entry || options_.callsFile || !options_.args.empty())
+      return usage("--prompt runs the model's own generation entries: it takes no --entry, --arg or --calls");
+    if (options_.print || options_.outFile)
+      return usage("--prompt writes the generated text; --print and --out go with --entry or --calls");
+    if (!options_.checkpointDir)
+      return usage("--prompt needs --checkpoint DIR (the model's weights and tokenizer)");
+    if (options_.maxNew && *options_.maxNew < 1)
+      return usage(fmt::format("--max-new must be at least 1, got {}", *options_.maxNew));
+    if (options_.temperature && !(*options_.temperature >= 0 && std::isfinite(*options_.temperature)))
+      return usage(fmt::format("--temperature must be a finite number >= 0, got {}", *options_.temperature));
+    if (options_.eos && *options_.eos != "auto") {
+      std::int64_t id = 0;
+      const std::string &text = *options_.eos;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+      if (ec != std::errc() || end != text.data() + text.size() || id < 0 || id > INT32_MAX)
+        return usage(fmt::format("--eos takes `auto` or a token id, got `{}`", text));
+    }
+    return std::nullopt;
+  }
+
+  void progress(std::string_view what) const {
+    if (options_.progress) {
+      std::fprintf(options_.err, "%s: %.*s\n", options_.toolName.c_str(), static_cast<int>(what.size()), what.data());
+      std::fflush(options_.err);
+    }
+  }
+
+  Expected<Artifact> loadArtifact() const {
+    return options_.artifactImage
+               ? Artifact::load(std::as_bytes(std::span(options_.artifactImage->data(), options_.artifactImage->size())),
+                                options_.artifactPath.empty() ? std::string("<artifact>") : options_.artifactPath)
+               : Artifact::open(options_.artifactPath);
+  }
+
+  // --prompt: tokenizer, session, then the generation loop (Generate.h).
+  std::optional<Failure> runPrompt() {
+    if (!options_.binds.empty())
+      return usage("--bind goes with --entry or --calls; --prompt binds what it needs itself");
+    progress("loading checkpoint...");
+    Expected<Artifact> artifact = loadArtifact();
+    if (!artifact)
+      return input(artifact.message());
+    Expected<Checkpoint> checkpoint = Checkpoint::open(*options_.checkpointDir);
+    if (!checkpoint)
+      return input(checkpoint.message());
+    Expected<Tokenizer> tokenizer = Tokenizer::open(*options_.checkpointDir);
+    if (!tokenizer)
+      return input(tokenizer.message());
+    Expected<std::vector<TokenId>> stopIds =
+        resolveStopTokens(options_.eos.value_or("auto"), *tokenizer, *options_.checkpointDir);
+    if (!stopIds)
+      return input(stopIds.message());
+    Expected<Session> session = Session::create(std::move(*artifact), std::move(*checkpoint), options_.session);
+    if (!session)
+      return input(session.message());
+    GenerateOptions generate;
+    generate.prompt = *options_.prompt;
+    generate.chat = options_.chat;
+    generate.maxNew = options_.maxNew.value_or(64);
+    // --seed alone samples at temperature 1; --temperature 0 is greedy.
+    generate.temperature = options_.temperature.value_or(options_.seed ? 1.0 : 0.0);
+    generate.seed = options_.seed.value_or(0);
+    generate.stopIds = std::move(*stopIds);
+    Expected<GenerateReport> report = generateText(*session, *tokenizer, generate, options_.out);
+    if (!report) {
+      std::fputc('\n', options_.out);
+      std::fflush(options_.out);
+      return input(report.message());
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Failure> runOrFail() {
+    if (std::optional<Failure> misuse = checkCommandLine())
+      return misuse;
+    if (options_.prompt)
+      return runPrompt();
 
     // The command line first, so usage errors come before any loading.
     std::vector<std::pair<std::string, json>> globalBinds;
@@ -157,11 +260,7 @@ private:
     }
 
     // Load.
-    Expected<Artifact> artifact =
-        options_.artifactImage
-            ? Artifact::load(std::as_bytes(std::span(options_.artifactImage->data(), options_.artifactImage->size())),
-                             options_.artifactPath.empty() ? std::string("<artifact>") : options_.artifactPath)
-            : Artifact::open(options_.artifactPath);
+    Expected<Artifact> artifact = loadArtifact();
     if (!artifact)
       return input(artifact.message());
     std::optional<Checkpoint> checkpoint;
@@ -189,6 +288,7 @@ private:
 
     // Run.
     std::vector<std::pair<std::string, HostTensor>> saved;
+    std::size_t failedCalls = 0;  // --keep-going: each is reported when it fails
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const PlannedCall &call = calls[i];
       std::string label = options_.callsFile ? fmt::format("call {} (`{}`)", i, call.entry)
@@ -213,8 +313,14 @@ private:
       for (const auto &[name, value] : *callBinds)
         (*binds)[name] = value;
       Expected<std::vector<HostTensor>> results = session->call(call.entry, *args, *binds);
-      if (!results)
-        return input(fmt::format("{}: {}", label, results.message()));
+      if (!results) {
+        Failure failure = input(fmt::format("{}: {}", label, results.message()));
+        if (!options_.keepGoing)
+          return failure;
+        report(failure);
+        ++failedCalls;
+        continue;
+      }
       for (std::size_t r = 0; r < results->size(); ++r) {
         std::string name = results->size() == 1 ? std::to_string(i) : fmt::format("{}.{}", i, r);
         if (options_.print) {
@@ -232,6 +338,8 @@ private:
         return input(s.message());
     }
     std::fflush(options_.out);
+    if (failedCalls)
+      return input(fmt::format("{} of {} calls failed", failedCalls, calls.size()));
     return std::nullopt;
   }
 
@@ -315,5 +423,7 @@ private:
 } // namespace
 
 int runCommand(const RunOptions &options) { return Runner(options).run(); }
+
+int checkCommandLine(const RunOptions &options) { return Runner(options).reportMisuse(); }
 
 } // namespace linnet::rt

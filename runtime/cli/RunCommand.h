@@ -16,12 +16,19 @@
 // written only when every call succeeded. A call that fails its checks stops
 // the run; the message names the call, the argument and the bound.
 //
+// A third mode generates text (runtime/generate/Generate.h):
+//   --prompt TEXT [--chat] [--max-new N] [--temperature X] [--seed N] [--eos auto|ID]
+//       the checkpoint's tokenizer encodes TEXT, `prefill` and
+//       `generate_until` (greedy) or `sample` (with --temperature > 0 or
+//       --seed) continue it, and the text is written to `out` as it comes
+//
 // Exit codes: kExitOk, kExitInputError (bad artifact, checkpoint, argument
 // value, failed check), kExitUsage (the command line itself is wrong).
 #pragma once
 
 #include "runtime/session/Session.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -45,12 +52,21 @@ struct RunOptions {
   std::vector<std::string> args;  // "NAME=VALUE"
   std::vector<std::string> binds; // "NAME=VALUE": entry dims, or generics (must match the build)
   std::optional<std::string> callsFile;
-  // Reserved for generation from a prompt (tokenizer + generate entry); not
-  // implemented yet: a usage error.
+  // Generation from text (needs checkpointDir, for the tokenizer).
   std::optional<std::string> prompt;
+  bool chat = false;                      // the prompt is a user turn of the chat format
+  std::optional<std::int64_t> maxNew;     // default 64; must be > 0
+  std::optional<double> temperature;      // default 0 (greedy), or 1 with --seed alone
+  std::optional<std::uint64_t> seed;      // sampling key jax.random.PRNGKey(seed); default 0
+  std::optional<std::string> eos;         // "auto" (default) or a token id
+  bool progress = true;                   // "loading checkpoint..." on `err` (prompt mode)
 
   bool print = false;
   std::optional<std::string> outFile; // .safetensors
+  // With --calls: a call that fails is reported and the run goes on with
+  // the next (the session's state is exactly as the failed call found it);
+  // the exit code is still 1, and --out saves the calls that succeeded.
+  bool keepGoing = false;
 
   SessionOptions session;
   std::FILE *out = stdout;
@@ -59,5 +75,10 @@ struct RunOptions {
 
 // Runs the command; returns the exit code. Never throws for bad input.
 int runCommand(const RunOptions &options);
+
+// Checks the command line alone, loading nothing: on misuse prints the
+// message to `options.err` and returns kExitUsage, else kExitOk. runCommand
+// does the same first; `linnet run` calls it before compiling a package.
+int checkCommandLine(const RunOptions &options);
 
 } // namespace linnet::rt

@@ -1,0 +1,257 @@
+// ConfigConstants: reading constants.json and comparing config.json with the
+// program's constants (see ConfigConstants.h).
+//
+// A constant's value is evaluated from its declaration, as the checker does
+// for compile-time integers: integer literals, other constants, `+ - * / %`,
+// unary minus, parentheses, min/max; a float constant is its literal (with an
+// optional unary minus). A typed constant (`const EPS: f32 = 1e-5`) is
+// compared in its dtype: the config value rounded to f32 must equal the
+// literal rounded to f32, since that is the number the model computes with.
+#include "compiler/bind/ConfigConstants.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "compiler/bind/BindingFiles.h"
+#include "compiler/parse/ASTPrinter.h"
+#include "runtime/support/HalfFloat.h"
+
+namespace linnet::bind {
+
+namespace {
+
+constexpr int kMaxDepth = 64;  // constants defined through constants, at most this deep
+
+struct Number {
+  bool isFloat = false;
+  int64_t integer = 0;
+  double real = 0;
+};
+
+struct ConstantValue {
+  Number number;
+  std::optional<ast::ScalarType> dtype;  // the declared type, if any
+};
+
+bool isFloatType(ast::ScalarType t) {
+  return t == ast::ScalarType::F16 || t == ast::ScalarType::BF16 || t == ast::ScalarType::F32 ||
+         t == ast::ScalarType::F64;
+}
+
+// `value` as the model holds it in `dtype` (f64, or untyped: unchanged).
+double roundTo(double value, std::optional<ast::ScalarType> dtype) {
+  if (!dtype) return value;
+  switch (*dtype) {
+    case ast::ScalarType::F32: return static_cast<float>(value);
+    case ast::ScalarType::BF16: return rt::bf16ToF32(rt::f32ToBf16(static_cast<float>(value)));
+    case ast::ScalarType::F16: return rt::f16ToF32(rt::f32ToF16(static_cast<float>(value)));
+    default: return value;
+  }
+}
+
+std::optional<ConstantValue> evaluateConstant(const Module& m, const ast::ConstItem& c, int depth);
+
+std::optional<Number> evaluate(const Module& m, const ast::Expr* e, int depth) {
+  if (!e || depth > kMaxDepth) return std::nullopt;
+  if (auto* i = ast::as<ast::IntLiteralExpr>(e)) return Number{false, static_cast<int64_t>(i->value), 0};
+  if (auto* f = ast::as<ast::FloatLiteralExpr>(e)) return Number{true, 0, f->value};
+  if (auto* p = ast::as<ast::ParenExpr>(e)) return evaluate(m, p->inner, depth);
+  if (auto* u = ast::as<ast::UnaryExpr>(e)) {
+    std::optional<Number> v = evaluate(m, u->operand, depth);
+    if (!v || u->op == ast::UnaryOp::Not) return std::nullopt;
+    if (u->op == ast::UnaryOp::Plus) return v;
+    if (v->isFloat) return Number{true, 0, -v->real};
+    if (v->integer == INT64_MIN) return std::nullopt;
+    return Number{false, -v->integer, 0};
+  }
+  if (auto* n = ast::as<ast::NameExpr>(e)) {
+    const Symbol* s = m.symbolOf(n->name);
+    auto* c = s && s->kind == SymbolKind::Item && s->module ? ast::as<ast::ConstItem>(s->item) : nullptr;
+    if (!c) return std::nullopt;
+    std::optional<ConstantValue> v = evaluateConstant(*s->module, *c, depth + 1);
+    if (!v) return std::nullopt;
+    return v->number;
+  }
+  if (auto* b = ast::as<ast::BinaryExpr>(e)) {
+    std::optional<Number> l = evaluate(m, b->lhs, depth), r = evaluate(m, b->rhs, depth);
+    if (!l || !r || l->isFloat || r->isFloat) return std::nullopt;  // integer arithmetic only
+    int64_t a = l->integer, z = r->integer, out = 0;
+    switch (b->op) {
+      case ast::BinaryOp::Add: if (__builtin_add_overflow(a, z, &out)) return std::nullopt; break;
+      case ast::BinaryOp::Sub: if (__builtin_sub_overflow(a, z, &out)) return std::nullopt; break;
+      case ast::BinaryOp::Mul: if (__builtin_mul_overflow(a, z, &out)) return std::nullopt; break;
+      case ast::BinaryOp::Div:
+        if (z == 0 || (a == INT64_MIN && z == -1)) return std::nullopt;
+        out = a / z;
+        break;
+      case ast::BinaryOp::Rem:
+        if (z == 0 || (a == INT64_MIN && z == -1)) return std::nullopt;
+        out = a % z;
+        break;
+      default: return std::nullopt;
+    }
+    return Number{false, out, 0};
+  }
+  if (auto* call = ast::as<ast::CallExpr>(e)) {
+    auto* callee = ast::as<ast::NameExpr>(call->callee);
+    if (!callee || call->args.size() != 2 || call->hasGenericArgs) return std::nullopt;
+    std::optional<Number> a = evaluate(m, call->args[0].value, depth), z = evaluate(m, call->args[1].value, depth);
+    if (!a || !z || a->isFloat || z->isFloat) return std::nullopt;
+    if (callee->name.name == "min") return Number{false, std::min(a->integer, z->integer), 0};
+    if (callee->name.name == "max") return Number{false, std::max(a->integer, z->integer), 0};
+  }
+  return std::nullopt;
+}
+
+std::optional<ConstantValue> evaluateConstant(const Module& m, const ast::ConstItem& c, int depth) {
+  std::optional<Number> number = evaluate(m, c.value, depth);
+  if (!number) return std::nullopt;
+  ConstantValue value{*number, std::nullopt};
+  if (auto* scalar = ast::as<ast::ScalarTypeNode>(c.type)) {
+    value.dtype = scalar->scalar;
+    if (isFloatType(scalar->scalar) && !number->isFloat) value.number = Number{true, 0, double(number->integer)};
+    else if (!isFloatType(scalar->scalar) && number->isFloat) return std::nullopt;
+  } else if (c.type) {
+    return std::nullopt;  // not a scalar: nothing config.json could hold
+  }
+  return value;
+}
+
+// Whether config.json's `raw` is the model's `value`.
+bool agrees(const nlohmann::json& raw, const ConstantValue& value) {
+  if (!raw.is_number()) return false;
+  const Number& n = value.number;
+  if (n.isFloat) return roundTo(raw.get<double>(), value.dtype) == roundTo(n.real, value.dtype);
+  if (raw.is_number_unsigned()) return n.integer >= 0 && raw.get<uint64_t>() == uint64_t(n.integer);
+  if (raw.is_number_integer()) return raw.get<int64_t>() == n.integer;
+  return raw.get<double>() == double(n.integer);
+}
+
+// The model's value as its declaration writes it (`1e-5`), with the value
+// when that is an expression (`2 * W = 4094`).
+std::string describe(const ast::ConstItem& c, const ConstantValue& value) {
+  std::string text = ast::printExpr(c.value);
+  const ast::Expr* e = c.value;
+  if (auto* u = ast::as<ast::UnaryExpr>(e)) e = u->operand;
+  if (ast::as<ast::IntLiteralExpr>(e) || ast::as<ast::FloatLiteralExpr>(e)) return text;
+  return text + " = " + (value.number.isFloat ? nlohmann::json(value.number.real).dump()
+                                              : std::to_string(value.number.integer));
+}
+
+// A config value for a message; long ones (longrope's factor lists) cut.
+std::string shown(const nlohmann::json& raw) {
+  std::string text = raw.dump();
+  return text.size() <= 80 ? text : text.substr(0, 77) + "...";
+}
+
+}  // namespace
+
+std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir,
+                                                   DiagnosticEmitter& diagnostics) {
+  ConfigConstants out;
+  bool ok = true;
+  std::string path = (std::filesystem::path(packageDir) / "constants.json").string();
+  std::optional<nlohmann::json> json = readPackageJson(packageDir, "constants.json", ok, diagnostics);
+  if (!ok) return std::nullopt;
+  if (!json) return out;
+  auto invalid = [&](const std::string& why) {
+    diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, path, why);
+    ok = false;
+  };
+  for (auto& [section, body] : json->items()) {
+    if (section == "constants" && body.is_object()) {
+      for (auto& [key, value] : body.items()) {
+        std::string text = value.is_string() ? value.get<std::string>() : "";
+        size_t sep = text.rfind("::");
+        if (sep == std::string::npos || sep == 0 || sep + 2 == text.size())
+          invalid("`constants." + key + "` must name a constant as `module::NAME`");
+        else
+          out.constants.push_back({key, text});
+      }
+    } else if (section == "rope_types" && body.is_array()) {
+      out.ropeTypes.emplace();
+      for (const nlohmann::json& type : body) {
+        if (type.is_string()) out.ropeTypes->push_back(type.get<std::string>());
+        else invalid("`rope_types` must list rope type names (strings)");
+      }
+    } else {
+      invalid("expected only the object `constants` and the array `rope_types`, found `" + section + "`");
+    }
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+bool checkConfigConstants(const ConfigConstants& constants, const Program& program,
+                          const nlohmann::json& config, DiagnosticEmitter& diagnostics) {
+  if (!config.is_object()) return true;
+  bool ok = true;
+  const nlohmann::json* ropeParameters =
+      config.contains("rope_parameters") ? &config["rope_parameters"] : nullptr;
+  for (const ConfigConstant& entry : constants.constants) {
+    size_t sep = entry.constant.rfind("::");
+    const Module* m = program.findModule(entry.constant.substr(0, sep));
+    const ast::Item* item = m ? m->findItem(entry.constant.substr(sep + 2)) : nullptr;
+    auto* c = item ? ast::as<ast::ConstItem>(item) : nullptr;
+    if (!c) {
+      diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
+                       "`" + entry.constant + "` (for `" + entry.key + "`) is not a constant of the program");
+      ok = false;
+      continue;
+    }
+    std::optional<ConstantValue> value = evaluateConstant(*m, *c, 0);
+    if (!value) {
+      diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
+                       "`" + entry.constant + "` is not a number the binder can evaluate")
+          .secondary(c->name.span, "declared here");
+      ok = false;
+      continue;
+    }
+    // transformers < 5 writes the key at the top level; 5 moves the rotary
+    // ones into `rope_parameters`. Either, or both, must agree.
+    std::vector<std::pair<std::string, const nlohmann::json*>> found;
+    if (config.contains(entry.key)) found.emplace_back(entry.key, &config[entry.key]);
+    if (ropeParameters && ropeParameters->is_object() && ropeParameters->contains(entry.key))
+      found.emplace_back("rope_parameters." + entry.key, &(*ropeParameters)[entry.key]);
+    for (const auto& [key, raw] : found) {
+      if (agrees(*raw, *value)) continue;
+      diagnostics.emit(DiagnosticKind::ConfigConstantMismatch, Span{}, key, shown(*raw), describe(*c, *value),
+                       entry.constant)
+          .secondary(c->name.span, "declared here")
+          .help("a checkpoint with another value needs a model whose constant says so");
+      ok = false;
+    }
+  }
+  if (!constants.ropeTypes) return ok;
+  const std::vector<std::string>& types = *constants.ropeTypes;
+  std::string implemented;
+  for (const std::string& type : types) implemented += (implemented.empty() ? "`" : ", `") + type + "`";
+  auto unsupported = [&](const std::string& key, const nlohmann::json& raw) {
+    diagnostics.emit(DiagnosticKind::ConfigRopeUnsupported, Span{}, key, shown(raw))
+        .note("the model implements " + (implemented.empty() ? std::string("no rope type") : implemented) +
+              " (no `rope_scaling`, or a null one, is `default`)");
+    ok = false;
+  };
+  // `rope_scaling` (transformers < 5: its `type` or `rope_type`; null means
+  // none, an object without a type is some scaling we cannot name) and
+  // `rope_parameters` (5: its `rope_type`, "default" when missing).
+  auto checkType = [&](const std::string& name, bool isParameters) {
+    if (!config.contains(name)) return;
+    const nlohmann::json& raw = config[name];
+    if (raw.is_null() && !isParameters) return;
+    if (!raw.is_object()) return unsupported(name, raw);
+    for (const char* field : {"rope_type", "type"}) {
+      if (!raw.contains(field)) continue;
+      const nlohmann::json& type = raw[field];
+      if (!type.is_string() || std::find(types.begin(), types.end(), type.get<std::string>()) == types.end())
+        unsupported(name + "." + field, type);
+      return;
+    }
+    if (!isParameters || std::find(types.begin(), types.end(), "default") == types.end()) unsupported(name, raw);
+  };
+  checkType("rope_scaling", false);
+  checkType("rope_parameters", true);
+  return ok;
+}
+
+}  // namespace linnet::bind

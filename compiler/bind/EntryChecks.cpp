@@ -1,0 +1,118 @@
+// EntryChecks: reading and validating checks.json (see EntryChecks.h). The
+// expressions are parsed with the runtime's own DimExpr, so a bound accepted
+// here is one the runtime's manifest reader accepts.
+#include "compiler/bind/EntryChecks.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "compiler/bind/BindingFiles.h"
+#include "runtime/artifact/DimExpr.h"
+
+namespace linnet::bind {
+
+namespace {
+
+const ast::FunctionItem* entryNamed(const ast::BlockItem& root, const std::string& name) {
+  for (const ast::Item* item : root.body)
+    if (auto* fn = ast::as<ast::FunctionItem>(item);
+        fn && fn->function == ast::FunctionKind::Entry && fn->name.name == name)
+      return fn;
+  return nullptr;
+}
+
+bool isBool(const ast::TypeNode* type) {
+  if (auto* tensor = ast::as<ast::TensorTypeNode>(type)) type = tensor->dtype;
+  auto* scalar = ast::as<ast::ScalarTypeNode>(type);
+  return scalar && scalar->scalar == ast::ScalarType::Bool;
+}
+
+}  // namespace
+
+std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const ast::BlockItem& root,
+                                           std::string_view blockName, DiagnosticEmitter& diagnostics) {
+  EntryChecks out;
+  bool ok = true;
+  std::string path = (std::filesystem::path(packageDir) / "checks.json").string();
+  std::optional<nlohmann::json> json = readPackageJson(packageDir, "checks.json", ok, diagnostics);
+  if (!ok) return std::nullopt;
+  if (!json) return out;
+  auto invalid = [&](const std::string& why) {
+    diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, path, why);
+    ok = false;
+  };
+  std::set<std::string> rootDims;
+  for (const ast::GenericParam& g : root.generics)
+    if (g.constraint == ast::GenericKind::Dim && !g.isPack) rootDims.insert(g.name.name);
+  for (auto& [entryName, rules] : json->items()) {
+    const ast::FunctionItem* entry = entryNamed(root, entryName);
+    if (!entry) {
+      invalid("`" + entryName + "` is not an entry of `" + std::string(blockName) + "`");
+      continue;
+    }
+    if (!rules.is_array()) {
+      invalid("`" + entryName + "` must be a list of rules");
+      continue;
+    }
+    std::set<std::string> names = rootDims;
+    for (const ast::GenericParam& g : entry->generics) names.insert(g.name.name);
+    for (size_t i = 0; i < rules.size(); ++i) {
+      const nlohmann::json& rule = rules[i];
+      std::string at = "`" + entryName + "[" + std::to_string(i) + "]`";
+      if (!rule.is_object()) {
+        invalid(at + " must be an object");
+        continue;
+      }
+      bool good = true;
+      for (auto& [key, value] : rule.items())
+        if (key != "arg" && key != "kind" && key != "min" && key != "max") {
+          invalid(at + " has the unknown key `" + key + "` (expected arg, kind, min, max)");
+          good = false;
+        }
+      if (!rule.contains("kind") || rule["kind"] != "range") {
+        invalid(at + ": unknown check kind " + (rule.contains("kind") ? rule["kind"].dump() : "(none)") +
+                " (the one kind is \"range\")");
+        good = false;
+      }
+      std::string arg = rule.contains("arg") && rule["arg"].is_string() ? rule["arg"].get<std::string>() : "";
+      auto param = std::find_if(entry->params.begin(), entry->params.end(),
+                                [&](const ast::Param& p) { return p.name.name == arg; });
+      if (param == entry->params.end()) {
+        invalid(at + ": `" + arg + "` is not an argument of `" + entryName + "`");
+        good = false;
+      } else if (isBool(param->type)) {
+        invalid(at + ": `" + arg + "` is a bool, which has no range");
+        good = false;
+      }
+      RangeCheck check{arg, std::nullopt, std::nullopt};
+      for (auto [key, slot] : {std::pair{"min", &check.min}, std::pair{"max", &check.max}}) {
+        if (!rule.contains(key)) continue;
+        const nlohmann::json& bound = rule[key];
+        std::string text = bound.is_number_integer() ? bound.dump() : bound.is_string() ? bound.get<std::string>() : "";
+        rt::Expected<rt::DimExpr> expr = rt::DimExpr::parse(text);
+        if (!expr.ok()) {
+          invalid(at + ": `" + key + "` " + bound.dump() + " is not a dim expression: " + expr.message());
+          good = false;
+          continue;
+        }
+        for (const std::string& name : expr->names())
+          if (!names.count(name)) {
+            invalid(at + ": `" + key + "` uses `" + name + "`, which is neither a dim of `" + entryName +
+                    "` nor a Dim generic of `" + std::string(blockName) + "`");
+            good = false;
+          }
+        *slot = text;
+      }
+      if (!rule.contains("min") && !rule.contains("max")) {
+        invalid(at + ": a range needs `min` or `max`");
+        good = false;
+      }
+      if (good) out[entryName].push_back(std::move(check));
+    }
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+}  // namespace linnet::bind

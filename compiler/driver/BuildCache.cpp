@@ -1,0 +1,143 @@
+// Implementation of BuildCache.h.
+#include "compiler/driver/BuildCache.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+#include "compiler/driver/Fnv128.h"
+#include "runtime/artifact/ArtifactFile.h"
+#include "runtime/artifact/Manifest.h"
+#include "runtime/checkpoint/Checkpoint.h"
+#include "runtime/support/DType.h"
+
+namespace linnet::driver {
+
+namespace {
+
+// Bumped whenever what goes into a key changes.
+constexpr std::string_view kKeyFormat = "linnet-build-cache/1";
+
+// A file's bytes, or nullopt if it cannot be read (absent is a fact the key
+// records, not an error: the package may have no bindings.json).
+std::optional<std::string> readWholeFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return std::move(text).str();
+}
+
+void addOptionalFile(Fnv128& hash, const std::filesystem::path& path) {
+  std::optional<std::string> text = readWholeFile(path);
+  hash.addPart(path.string());
+  hash.addPart(text ? "present" : "absent");
+  if (text) hash.addPart(*text);
+}
+
+// The running executable's size and mtime: cheap, and different after every
+// rebuild of the compiler.
+std::string executableIdentity() {
+  struct stat info {};
+  if (stat("/proc/self/exe", &info) != 0) return "unknown";
+  return std::to_string(info.st_size) + ":" + std::to_string(info.st_mtim.tv_sec) + "." +
+         std::to_string(info.st_mtim.tv_nsec);
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> buildCacheDirectory() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::filesystem::path(xdg) / "linnet";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::filesystem::path(home) / ".cache" / "linnet";
+  return std::nullopt;
+}
+
+rt::Expected<std::string> buildCacheKey(const LoadedPackage& package, const BuildOptions& options,
+                                        const std::string& target) {
+  Fnv128 hash;
+  hash.addPart(kKeyFormat);
+  hash.addPart(kLinnetVersion);
+  hash.addPart(executableIdentity());
+  hash.addPart(target);
+  hash.addPart(options.path);
+
+  const SourceManager& sources = package.sources;
+  hash.addPart(std::to_string(sources.fileCount()));
+  for (FileId id = 1; id <= sources.fileCount(); ++id) {
+    const SourceFile& file = sources.file(id);
+    hash.addPart(file.path());
+    hash.addPart(file.text());
+  }
+  // bindings.json, generics.json and any other JSON the binder reads beside
+  // linnet.toml (constants.json): all of them, in name order.
+  for (const std::unique_ptr<Package>& p : package.program->packages()) {
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(p->rootDir, ec))
+      if (entry.path().extension() == ".json") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    hash.addPart(p->rootDir);
+    for (const std::filesystem::path& file : files) addOptionalFile(hash, file);
+  }
+
+  std::vector<std::string> binds = options.binds;
+  std::sort(binds.begin(), binds.end());
+  hash.addPart("binds");
+  for (const std::string& bind : binds) hash.addPart(bind);
+  hash.addPart("entries");
+  for (const std::string& entry : options.entries) hash.addPart(entry);
+
+  hash.addPart("checkpoint");
+  if (!options.checkpoint.empty()) {
+    rt::Expected<rt::Checkpoint> checkpoint = rt::Checkpoint::open(options.checkpoint);
+    if (!checkpoint) return checkpoint.error();
+    hash.addPart(checkpoint->hasConfig() ? checkpoint->config().dump() : "no config.json");
+    for (const rt::TensorView* tensor : checkpoint->tensors()) {
+      hash.addPart(tensor->name);
+      hash.addPart(rt::dtypeName(tensor->dtype));
+      std::string shape;
+      for (std::int64_t d : tensor->shape) shape += std::to_string(d) + ",";
+      hash.addPart(shape);
+    }
+  }
+  return hash.hex();
+}
+
+std::optional<std::string> readCachedArtifact(const std::filesystem::path& path, std::string* problem) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  std::optional<std::string> bytes = readWholeFile(path);
+  if (!bytes) {
+    *problem = "cannot be read";
+    return std::nullopt;
+  }
+  rt::Expected<rt::ArtifactContents> contents =
+      rt::splitArtifact(std::as_bytes(std::span(bytes->data(), bytes->size())), path.string());
+  if (!contents) {
+    *problem = contents.message();
+    return std::nullopt;
+  }
+  rt::Expected<rt::Manifest> manifest = rt::parseManifest(contents->manifestJson, path.string());
+  if (!manifest) {
+    *problem = manifest.message();
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+rt::Status writeCachedArtifact(const std::filesystem::path& path, const BuiltArtifact& built) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return rt::makeError("{}: cannot create the cache directory: {}", path.parent_path().string(), ec.message());
+  return rt::writeArtifact(path.string(), built.manifestJson, built.sharedObject);
+}
+
+}  // namespace linnet::driver

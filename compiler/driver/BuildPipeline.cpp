@@ -1,0 +1,176 @@
+// Implementation of BuildPipeline.h: the stages of `linnet build` in order,
+// each stopping at the first stage with errors. Without the code generator
+// (a LINNET_BACKEND=OFF build, as the sanitizer and fuzzer builds are)
+// buildArtifact only says so.
+#include "compiler/driver/BuildPipeline.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "compiler/driver/DriverSupport.h"
+
+#if LINNET_HAVE_BACKEND
+#include <llvm/Support/raw_ostream.h>
+#include <mlir/IR/Diagnostics.h>
+#include <mlir/IR/DialectRegistry.h>
+#include <mlir/IR/MLIRContext.h>
+
+#include "compiler/artifact/ManifestWriter.h"
+#include "compiler/check/Checker.h"
+#include "compiler/codegen/Pipeline.h"
+#include "compiler/inspect/RootBinding.h"
+#include "compiler/lower/Lowering.h"
+#endif
+
+namespace linnet::driver {
+
+std::unique_ptr<LoadedPackage> loadPackage(const CommonOptions& common, const std::string& path, int* exitCode) {
+  auto package = std::make_unique<LoadedPackage>();
+  package->program = loadProgram(package->sources, package->diagnostics, {path}, LoadOptions{common.stdDir});
+  if (!package->diagnostics.hasErrors()) resolveProgram(*package->program, package->diagnostics);
+  if (package->diagnostics.hasErrors()) {
+    *exitCode = finishDiagnostics(common, package->sources, package->diagnostics);
+    return nullptr;
+  }
+  return package;
+}
+
+#if !LINNET_HAVE_BACKEND
+
+int buildArtifact(const CommonOptions&, LoadedPackage&, const BuildOptions&, BuiltArtifact*, std::ostream*) {
+  std::cerr << "linnet: error: this linnet was built without the code generator (LINNET_BACKEND=OFF)\n";
+  return kExitUsage;
+}
+
+std::string hostTargetDescription() { return "no code generator"; }
+
+#else
+
+namespace {
+
+// MLIR's diagnostics (pass failures) go to stderr with their source location.
+struct MlirDiagnostics {
+  explicit MlirDiagnostics(mlir::MLIRContext& context)
+      : handler(&context, [](mlir::Diagnostic& d) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << d.getLocation() << ": " << d;
+          const char* kind = d.getSeverity() == mlir::DiagnosticSeverity::Error ? "error" : "note";
+          std::cerr << "linnet: " << kind << ": " << os.str() << "\n";
+          return mlir::success();
+        }) {}
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+std::optional<codegen::Stage> stageNamed(const std::string& name) {
+  if (name == "linnet") return codegen::Stage::Linnet;
+  if (name == "linalg") return codegen::Stage::Linalg;
+  if (name == "bufferized") return codegen::Stage::Bufferized;
+  if (name == "llvm") return codegen::Stage::LLVM;
+  if (name == "asm") return codegen::Stage::Asm;
+  return std::nullopt;
+}
+
+// Prints a stage of the pipeline to stdout (`build --emit`).
+int emitStage(mlir::ModuleOp module, codegen::Stage stage, const codegen::TargetOptions& target) {
+  if (stage == codegen::Stage::Asm) {
+    auto text = codegen::emitAssembly(module, target);
+    if (!text) {
+      std::cerr << "linnet: error: " << llvm::toString(text.takeError()) << "\n";
+      return kExitErrors;
+    }
+    std::cout << *text;
+    return kExitOk;
+  }
+  if (stage == codegen::Stage::LLVM) {
+    auto text = codegen::emitLLVMIR(module, target);
+    if (!text) {
+      std::cerr << "linnet: error: " << llvm::toString(text.takeError()) << "\n";
+      return kExitErrors;
+    }
+    std::cout << *text;
+    return kExitOk;
+  }
+  if (mlir::failed(codegen::lowerTo(module, stage, target))) return kExitErrors;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  std::cout << os.str();
+  return kExitOk;
+}
+
+}  // namespace
+
+std::string hostTargetDescription() {
+  codegen::TargetOptions target = codegen::TargetOptions::host();
+  return target.triple + " " + target.cpu + " " + target.features;
+}
+
+int buildArtifact(const CommonOptions& common, LoadedPackage& package, const BuildOptions& options,
+                  BuiltArtifact* out, std::ostream* progress) {
+  auto stage = options.emit.empty() ? std::nullopt : stageNamed(options.emit);
+  if (!options.emit.empty() && !stage) {
+    std::cerr << "linnet: error: --emit takes linnet, linalg, bufferized, llvm or asm\n";
+    return kExitUsage;
+  }
+  SourceManager& sources = package.sources;
+  DiagnosticEmitter& diagnostics = package.diagnostics;
+  Program* program = package.program.get();
+  check::CheckedProgram checked = checkProgram(*program, diagnostics);
+  if (diagnostics.hasErrors()) return finishDiagnostics(common, sources, diagnostics);
+  std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics);
+  if (!root) return finishDiagnostics(common, sources, diagnostics);
+  std::optional<inspect::RootBinding> binding =
+      inspect::bindRootGenerics(*program, *root, options.binds, options.checkpoint, diagnostics);
+  if (!binding) return finishDiagnostics(common, sources, diagnostics);
+
+  lower::LowerInputs inputs;
+  inputs.sources = &sources;
+  inputs.program = program;
+  inputs.checked = &checked;
+  inputs.root = *root;
+  if (binding->generics) inputs.generics = *binding->generics;
+  inputs.entries = options.entries;
+  if (binding->model) {
+    for (const bind::BoundTensor& t : binding->model->tensors) {
+      if (!t.tensor) continue;  // an absent optional parameter
+      inputs.parameters.push_back(lower::TensorSlot{t.path, t.dtype, t.shape, t.tensorName});
+    }
+    for (const bind::BoundState& s : binding->model->state)
+      inputs.state.push_back(lower::TensorSlot{s.path, s.dtype, s.shape, ""});
+  }
+
+  mlir::DialectRegistry registry;
+  codegen::registerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  MlirDiagnostics mlirDiagnostics(context);
+  std::optional<lower::LoweredProgram> lowered = lower::lowerProgram(context, inputs, diagnostics);
+  if (!lowered) return finishDiagnostics(common, sources, diagnostics);
+  mlir::ModuleOp module = lowered->module.get();
+  codegen::TargetOptions target = codegen::TargetOptions::host();
+
+  if (stage) return emitStage(module, *stage, target);
+
+  if (progress) {
+    const Package* root = program->rootPackage();
+    std::string name = root && !root->name.empty() ? root->name : std::filesystem::path(options.path).stem().string();
+    std::size_t count = lowered->entries.size();
+    *progress << "linnet: compiling " << name << " (" << count << (count == 1 ? " entry" : " entries")
+              << ")..." << std::endl;
+  }
+  auto so = codegen::emitSharedObject(module, target);
+  if (!so) {
+    std::cerr << "linnet: error: " << llvm::toString(so.takeError()) << "\n";
+    return kExitErrors;
+  }
+  artifact::ManifestSource source{options.path, root->qualifiedName(), ""};
+  artifact::ManifestTarget manifestTarget{target.triple, target.cpu, target.features};
+  out->manifestJson = artifact::manifestJson(*lowered, inputs.generics, binding->checks, source, manifestTarget);
+  out->sharedObject = std::move(*so);
+  return kExitOk;
+}
+
+#endif
+
+}  // namespace linnet::driver

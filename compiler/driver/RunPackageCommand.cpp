@@ -1,0 +1,119 @@
+// `linnet run PATH`: a `.lnpkg` goes straight to the runtime's run command
+// (rt::runCommand, exactly as `linnet-run` runs it); a package is built in
+// process through the build cache (BuildCache.h) and its artifact image
+// handed to the same command, so both tools behave and report the same.
+//
+// The command line is checked (rt::checkCommandLine) before anything is
+// compiled, so a misspelt flag costs no build. With --prompt the build
+// binds Batch = 1 (generation runs one sequence).
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <system_error>
+
+#include "compiler/driver/BuildCache.h"
+#include "compiler/driver/BuildPipeline.h"
+#include "compiler/driver/Driver.h"
+#include "compiler/driver/DriverSupport.h"
+#include "compiler/inspect/RootBinding.h"
+#include "runtime/artifact/ArtifactFile.h"
+
+namespace linnet::driver {
+
+namespace {
+
+// A regular file that starts with the artifact magic (a package is a
+// directory or a `.ln` file).
+bool looksLikeArtifact(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
+  if (std::filesystem::path(path).extension() == ".lnpkg") return true;
+  char magic[sizeof rt::kArtifactMagic] = {};
+  std::ifstream in(path, std::ios::binary);
+  in.read(magic, sizeof magic);
+  return in.gcount() == sizeof magic && std::memcmp(magic, rt::kArtifactMagic, sizeof magic) == 0;
+}
+
+std::string bindName(const std::string& bind) { return bind.substr(0, bind.find('=')); }
+
+}  // namespace
+
+int runRun(const CommonOptions& common, const RunPackageOptions& options) {
+  rt::RunOptions run = options.run;
+  run.toolName = "linnet";
+  run.artifactPath = options.path;
+  run.progress = !options.quiet;
+
+  if (looksLikeArtifact(options.path)) {
+    run.binds = options.binds;
+    return rt::runCommand(run);
+  }
+  if (int code = rt::checkCommandLine(run); code != rt::kExitOk) return code;
+
+  int code = kExitOk;
+  std::unique_ptr<LoadedPackage> package = loadPackage(common, options.path, &code);
+  if (!package) return code;
+
+  // Root generics are the build's; every other bind is the run's.
+  std::optional<manifest::BlockRef> root = inspect::findRootBlock(*package->program, package->diagnostics);
+  if (!root) return finishDiagnostics(common, package->sources, package->diagnostics);
+  std::set<std::string> generics;
+  for (const ast::GenericParam& generic : root->block->generics) generics.insert(generic.name.name);
+  BuildOptions build;
+  build.path = options.path;
+  build.checkpoint = run.checkpointDir.value_or("");
+  run.binds.clear();
+  for (const std::string& bind : options.binds)
+    (generics.count(bindName(bind)) ? build.binds : run.binds).push_back(bind);
+  if (run.prompt && generics.count("Batch")) {
+    bool bound = false;
+    for (const std::string& bind : build.binds) {
+      if (bindName(bind) != "Batch") continue;
+      if (bind != "Batch=1") {
+        std::cerr << "linnet: error: --prompt generates one sequence: it needs Batch=1, not " << bind << "\n";
+        return kExitUsage;
+      }
+      bound = true;
+    }
+    if (!bound) build.binds.push_back("Batch=1");
+  }
+
+  std::optional<std::filesystem::path> cachePath;
+  if (std::optional<std::filesystem::path> dir = buildCacheDirectory(); dir && !options.noCache) {
+    rt::Expected<std::string> key = buildCacheKey(*package, build, hostTargetDescription());
+    if (!key) {
+      std::cerr << "linnet: error: " << key.message() << "\n";
+      return kExitErrors;
+    }
+    cachePath = *dir / (*key + ".lnpkg");
+    std::string problem;
+    if (std::optional<std::string> cached = readCachedArtifact(*cachePath, &problem)) {
+      if (options.verbose) std::cerr << "linnet: using the cached build " << cachePath->string() << "\n";
+      run.artifactPath = cachePath->string();
+      run.artifactImage = std::move(*cached);
+      package.reset();
+      return rt::runCommand(run);
+    }
+    if (!problem.empty())
+      std::cerr << "linnet: warning: the cached build " << cachePath->string() << " is damaged (" << problem
+                << "); rebuilding it\n";
+  }
+
+  BuiltArtifact built;
+  code = buildArtifact(common, *package, build, &built, options.quiet ? nullptr : &std::cerr);
+  if (code != kExitOk) return code;
+  package.reset();
+  if (cachePath) {
+    rt::Status written = writeCachedArtifact(*cachePath, built);
+    if (!written.ok())
+      std::cerr << "linnet: warning: the build is not cached: " << written.message() << "\n";
+    else if (options.verbose)
+      std::cerr << "linnet: cached the build as " << cachePath->string() << "\n";
+  }
+  run.artifactImage = rt::encodeArtifact(built.manifestJson, built.sharedObject);
+  built = {};
+  return rt::runCommand(run);
+}
+
+}  // namespace linnet::driver

@@ -1,0 +1,38 @@
+// The run options' command line, shared by `linnet-run` and `linnet run` so
+// both take the same flags with the same help text: addRunFlags() adds
+// every RunOptions flag except the artifact and --bind (whose meaning
+// differs between the two tools) to a CLI11 command. Header-only because
+// CLI11 is header-only and the runtime library does not depend on it.
+#pragma once
+
+#include "runtime/cli/RunCommand.h"
+
+#include <CLI/CLI.hpp>
+
+namespace linnet::rt {
+
+inline void addRunFlags(CLI::App &app, RunOptions &options) {
+  app.add_option("--checkpoint", options.checkpointDir, "Hugging Face checkpoint directory");
+  app.add_option("--entry", options.entry, "the entry to run");
+  app.add_option("--arg", options.args,
+                 "NAME=VALUE: a number, a nested list like [[1,2,3]], or @FILE.npy (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--calls", options.callsFile,
+                 "FILE.json: {\"calls\": [{\"entry\": ..., \"args\": {...}, \"bind\": {...}}]}, run in one session");
+  app.add_flag("--print", options.print, "print the results");
+  app.add_flag("--keep-going", options.keepGoing,
+               "with --calls: report a failed call and go on with the next (exit 1 at the end)");
+  app.add_option("--out", options.outFile, "save the results to FILE.safetensors (call i as \"i\", parts \"i.0\"...)");
+  app.add_option("--prompt", options.prompt,
+                 "TEXT: continue this text with the checkpoint's tokenizer, streaming the result (needs --checkpoint)");
+  app.add_flag("--chat", options.chat, "with --prompt: the text is a user turn in the checkpoint's chat format");
+  app.add_option("--max-new", options.maxNew, "with --prompt: at most N new tokens (default 64)");
+  app.add_option("--temperature", options.temperature,
+                 "with --prompt: sample at this temperature through `sample` (0: greedy, the default)");
+  app.add_option("--seed", options.seed, "with --prompt: the sampling key, jax.random.PRNGKey(N) (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--eos", options.eos,
+                 "with --prompt: stop token: auto (tokenizer and generation_config.json) or an id (default auto)");
+}
+
+} // namespace linnet::rt
