@@ -18,8 +18,6 @@ enum class BinaryKind { Add, Sub, Mul, Div, Rem, Min, Max, And, Or, Xor, Shl, Sh
 enum class UnaryKind { Neg, Not, Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Abs };
 enum class ReduceKind { None, Sum, Prod, Max, Min, Any, All };
 
-bool isComparison(BinaryKind k);
-
 namespace emit {
 
 mlir::Value binary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind, mlir::Value lhs,

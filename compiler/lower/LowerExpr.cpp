@@ -44,18 +44,6 @@ std::optional<BinaryKind> binaryKind(ast::BinaryOp op, bool isBool) {
 
 }  // namespace
 
-bool isComparison(BinaryKind k) {
-  switch (k) {
-    case BinaryKind::Eq:
-    case BinaryKind::Ne:
-    case BinaryKind::Lt:
-    case BinaryKind::Le:
-    case BinaryKind::Gt:
-    case BinaryKind::Ge: return true;
-    default: return false;
-  }
-}
-
 std::nullopt_t Lowerer::unsupported(Span at, std::string what) {
   diagnostics_.emit(DiagnosticKind::NotCompilable, at, what)
       .label("the compiler cannot lower this yet")

@@ -12,17 +12,6 @@
 
 namespace linnet::rt::test {
 
-TempDir::TempDir() {
-  std::random_device device;
-  path_ = std::filesystem::temp_directory_path() / ("linnet-artifact-test-" + std::to_string(device()));
-  std::filesystem::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 nlohmann::json fakeManifest() {
   return nlohmann::json::parse(R"({
     "format": "linnet-artifact", "version": 1,

@@ -1,10 +1,11 @@
 // Helpers for the artifact and session tests: the manifest that matches the
 // hand-written entries of fake_entries.c, the bytes of that shared object
 // (built by CMake; its path comes in as LINNET_FAKE_ENTRIES_SO), a checkpoint
-// holding `bias`, and a self-deleting temporary directory.
+// holding `bias`. Temporary directories are the runtime tests' TempDir.
 #pragma once
 
 #include "runtime/session/HostTensor.h"
+#include "test/unit/runtime/TestFiles.h"  // TempDir
 
 #include <nlohmann/json.hpp>
 
@@ -14,18 +15,6 @@
 
 namespace linnet::rt::test {
 
-class TempDir {
-public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const std::filesystem::path &path() const { return path_; }
-  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
-
-private:
-  std::filesystem::path path_;
-};
 
 // The manifest for fake_entries.c (entries add, accumulate, pick, iota,
 // poke, wrong_shape).
