@@ -10,6 +10,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -26,6 +27,10 @@
 
 #ifndef LINNET_LLD_PATH
 #define LINNET_LLD_PATH "/usr/lib/llvm-19/bin/ld.lld"
+#endif
+// Debian's libomp (libomp-19-dev): the OpenMP runtime of parallel loops.
+#ifndef LINNET_OMP_DIR
+#define LINNET_OMP_DIR "/usr/lib/llvm-19/lib"
 #endif
 
 namespace linnet::codegen {
@@ -88,6 +93,7 @@ llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOpti
   lowered.context = std::make_unique<llvm::LLVMContext>();
   mlir::registerBuiltinDialectTranslation(*context);
   mlir::registerLLVMDialectTranslation(*context);
+  mlir::registerOpenMPDialectTranslation(*context);
   lowered.module = mlir::translateModuleToLLVMIR(*copy, *lowered.context, "linnet");
   if (!lowered.module) return makeError("translation to LLVM IR failed:\n" + diagnostics);
 
@@ -157,11 +163,13 @@ llvm::Expected<std::string> link(llvm::StringRef object, const TargetOptions& ta
   std::string arch = multiarch(target.triple);
   std::string libDir = "-L/lib/" + arch, usrLibDir = "-L/usr/lib/" + arch;
   // --no-undefined: a symbol left to a runtime helper library (compiler-rt,
-  // MLIR's runner utils) fails here rather than at dlopen.
+  // MLIR's runner utils) fails here rather than at dlopen. libomp (found at
+  // dlopen through the rpath) is needed only by objects with parallel
+  // loops: --as-needed drops it from the others.
   llvm::SmallVector<llvm::StringRef> args{
       LINNET_LLD_PATH, "-shared", "--no-undefined", "-z", "noexecstack", "-z", "relro",
       "-z", "now", "--hash-style=gnu", "--as-needed", "-o", libraryPath, objectPath,
-      libDir, usrLibDir, "-lm", "-lc"};
+      libDir, usrLibDir, "-L" LINNET_OMP_DIR, "-rpath", LINNET_OMP_DIR, "-lomp", "-lm", "-lc"};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(logPath),
                                                 llvm::StringRef(logPath)};
   std::string message;

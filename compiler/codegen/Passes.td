@@ -32,4 +32,28 @@ def EntryAbi : Pass<"linnet-entry-abi", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def LinalgToParallelLoops : Pass<"linnet-linalg-to-parallel-loops"> {
+  let summary = "Lower linalg ops on buffers to loops, the large ones' outer parallel loops to `scf.parallel`";
+  let description = [{
+    Every linalg op on memrefs becomes an `scf.for` nest (as
+    `convert-linalg-to-loops`). Where the op's leading iterators are
+    parallel, those leading loops (never the innermost loop of the nest,
+    which LLVM's loop vectorizer widens, unless it is the only one) are
+    also built as one `scf.parallel`, and an `scf.if` picks it at run time
+    when the op's whole iteration space has at least `min-work` points and
+    the parallel loops more than one; otherwise the sequential nest runs.
+    With static shapes the condition folds and one version is left.
+    Reduction loops stay sequential `scf.for`s inside, in their order, so
+    results are bit-identical. Only linalg ops are touched: the program's
+    own `scf.for`/`scf.while` loops (state, generate) stay as they are.
+    `convert-scf-to-openmp` turns the `scf.parallel`s into OpenMP.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
+           "iteration points below which an op stays on one thread (0: never parallel)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // LINNET_CODEGEN_PASSES_TD

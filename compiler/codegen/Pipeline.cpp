@@ -15,8 +15,10 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -43,6 +45,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
@@ -55,6 +58,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -179,10 +183,13 @@ void expandStridedCopies(ModuleOp module) {
   }
 }
 
-void addLLVMStage(OpPassManager& pm) {
+void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   // Loops: LLVM's loop vectorizer (O2, with the target's features) widens
-  // them; see README.md.
-  pm.addPass(createConvertLinalgToLoopsPass());
+  // them; a large op's leading parallel loops are shared among threads
+  // through OpenMP (libomp); see README.md.
+  LinalgToParallelLoopsOptions loops;
+  loops.minWork = target.parallelMinWork;
+  pm.addPass(createLinalgToParallelLoops(loops));
   // Scalar math: bf16/f16 math in f32, polynomial approximations instead of
   // libm calls, bf16/f16 arithmetic emulated in f32 and bf16 conversions
   // expanded to integer ops, so no compiler-rt/libgcc helper is needed.
@@ -198,6 +205,12 @@ void addLLVMStage(OpPassManager& pm) {
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // OpenMP: each `scf.parallel` becomes omp.parallel + omp.wsloop (static
+  // schedule, libomp's default thread count: OMP_NUM_THREADS or every
+  // core). The `memref.alloca_scope` it wraps each body in holds no alloca
+  // here and canonicalize inlines it (scf-to-cf could not lower it).
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(createCanonicalizerPass());
   // To the LLVM dialect.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
@@ -209,6 +222,7 @@ void addLLVMStage(OpPassManager& pm) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createEntryAbi());
   pm.addPass(createCanonicalizerPass());
@@ -234,7 +248,7 @@ void registerDialects(DialectRegistry& registry) {
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, index::IndexDialect, linalg::LinalgDialect,
                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-                  scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
+                  omp::OpenMPDialect, scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   arith::registerValueBoundsOpInterfaceExternalModels(registry);
@@ -251,6 +265,7 @@ void registerDialects(DialectRegistry& registry) {
   tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
 }
 
 LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target) {
@@ -285,7 +300,7 @@ LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target)
   if (failed(run(module, toMemRef))) return failure();
   expandStridedCopies(module);
   PassManager pm(context);
-  addLLVMStage(pm);
+  addLLVMStage(pm, target);
   return run(module, pm);
 }
 

@@ -8,6 +8,7 @@
 // their results tensors. Each becomes `void linnet_entry_<name>(void**)`.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "llvm/Support/Error.h"
@@ -21,6 +22,10 @@ enum class Stage { Linnet, Linalg, Bufferized, LLVM, Asm };
 
 struct TargetOptions {
   std::string triple, cpu, features;
+  // A linalg op whose iteration space has fewer points than this runs on
+  // one thread; larger ones share their leading parallel loops among
+  // OpenMP threads (README.md). 0: everything on one thread, no libomp.
+  int64_t parallelMinWork = 65536;
   // The machine this process runs on: its triple, CPU name and features.
   static TargetOptions host();
 };
