@@ -209,6 +209,7 @@ Result Lowerer::lowerMemberOfBlock(const Val& self, const ast::Ident& name, cons
       const TensorSlot* slot = nullptr;
       for (const TensorSlot& p : inputs_.parameters)
         if (p.path == path) slot = &p;
+      if (!slot) return unsupported(at, fmt::format("the parameter `{}`, which is not bound", path));
       shape::Shape shape;
       for (int64_t d : type.getShape()) shape.push_back(shape::DimExpr::constant(d));
       Val v = Val::tensor(it->second, check::Type::tensor(shape, check::DType::of(slot->dtype)));
