@@ -7,11 +7,19 @@
 #include "runtime/session/HostTensor.h"
 #include "test/unit/runtime/TestFiles.h"  // TempDir
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
 #include <vector>
+
+// Expects `needle` in the message `text` (printed when it is not there).
+#define EXPECT_HAS(text, needle)                                                                                       \
+  do {                                                                                                                 \
+    std::string message_ = (text);                                                                                     \
+    EXPECT_NE(message_.find(needle), std::string::npos) << message_;                                                   \
+  } while (0)
 
 namespace linnet::rt::test {
 

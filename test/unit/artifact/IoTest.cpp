@@ -15,12 +15,6 @@
 namespace linnet::rt {
 namespace {
 
-#define EXPECT_HAS(text, needle)                                                                                       \
-  do {                                                                                                                 \
-    std::string message_ = (text);                                                                                     \
-    EXPECT_NE(message_.find(needle), std::string::npos) << message_;                                                   \
-  } while (0)
-
 std::string literalError(std::string_view text, DType dtype, std::size_t rank) {
   Expected<HostTensor> tensor = parseTensorLiteral(text, dtype, rank);
   EXPECT_FALSE(tensor.ok()) << text;

@@ -14,12 +14,6 @@
 namespace linnet::rt {
 namespace {
 
-#define EXPECT_HAS(text, needle)                                                                                       \
-  do {                                                                                                                 \
-    std::string message_ = (text);                                                                                     \
-    EXPECT_NE(message_.find(needle), std::string::npos) << message_;                                                   \
-  } while (0)
-
 struct Outcome {
   int code;
   std::string out, err;

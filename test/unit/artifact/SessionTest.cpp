@@ -51,11 +51,6 @@ protected:
   test::TempDir dir_;
 };
 
-#define EXPECT_HAS(text, needle)                                                                                       \
-  do {                                                                                                                 \
-    std::string message_ = (text);                                                                                     \
-    EXPECT_NE(message_.find(needle), std::string::npos) << message_;                                                   \
-  } while (0)
 
 TEST_F(SessionTest, RunsAnEntryAndReadsResultsThroughStrides) {
   Session s = session();
