@@ -620,6 +620,12 @@ Result Lowerer::callFunction(const check::CallBinding& binding, const ast::CallE
       else callee.params.push_back(*coerced);
     }
   }
+  if (ok) {
+    if (Result known = lowerKnownOp(f, callee, call->span)) {
+      --depth_;
+      return known;
+    }
+  }
   if (ok && shouldOutline(receiver)) {
     if (auto outlined = callOutlined(f, callee, *receiver, callee.params, call->span)) {
       --depth_;

@@ -179,6 +179,9 @@ class Lowerer {
                       std::optional<Val> receiver);
   Result lowerConst(const Module& m, const ast::ConstItem& c, Span at);
 
+  // ---- known ops (LowerKnownOps.cpp): nullopt when `f` is not one ----
+  Result lowerKnownOp(const ast::FunctionItem& f, const Frame& callee, Span at);
+
   // ---- outlining (LowerOutline.cpp) ----
   bool shouldOutline(const std::optional<Val>& receiver) const;
   // nullopt: the call cannot be outlined (the caller inlines it).
