@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace linnet::rt {
@@ -206,6 +207,8 @@ private:
   Status readGenerics(const json &root, Manifest &out) const;
   Status readParameters(const json &root, Manifest &out) const;
   Status readState(const json &root, Manifest &out) const;
+  Status readTensorSlots(const json &root, const char *key, bool withTensor,
+                         const std::function<void(ParameterSpec)> &add) const;
   Expected<EntrySpec> readEntry(const json &value, const std::string &where, const Manifest &manifest) const;
   Status readChecks(const json &entryJson, const std::string &where, const std::set<std::string> &names,
                     EntrySpec &entry) const;
@@ -282,8 +285,12 @@ Status ManifestReader::readGenerics(const json &root, Manifest &out) const {
   return Status::success();
 }
 
-Status ManifestReader::readParameters(const json &root, Manifest &out) const {
-  Expected<const json *> list = array(root, "parameters", "", false);
+// `parameters` and `state` list the same kind of item: a unique non-empty
+// path, a dtype and a concrete shape (parameters may also name their
+// checkpoint tensor). Each item read is handed to `add`.
+Status ManifestReader::readTensorSlots(const json &root, const char *key, bool withTensor,
+                                       const std::function<void(ParameterSpec)> &add) const {
+  Expected<const json *> list = array(root, key, "", false);
   if (!list)
     return list.status();
   if (!*list)
@@ -291,9 +298,11 @@ Status ManifestReader::readParameters(const json &root, Manifest &out) const {
   std::set<std::string> paths;
   for (std::size_t i = 0; i < (*list)->size(); ++i) {
     const json &p = (**list)[i];
-    std::string where = fmt::format("parameters[{}]", i);
-    if (Status s = checkObject(p, where, {"path", "tensor", "dtype", "shape"}); !s)
-      return s;
+    std::string where = fmt::format("{}[{}]", key, i);
+    Status fields = withTensor ? checkObject(p, where, {"path", "tensor", "dtype", "shape"})
+                               : checkObject(p, where, {"path", "dtype", "shape"});
+    if (!fields)
+      return fields;
     Expected<std::string> path = string(p, "path", where, true);
     if (!path)
       return path.status();
@@ -302,7 +311,7 @@ Status ManifestReader::readParameters(const json &root, Manifest &out) const {
     if (!paths.insert(*path).second)
       return fail(where + ".path", "{} is listed twice", jsonQuoted(*path));
     ParameterSpec spec{*path, std::nullopt, DType::F32, {}};
-    if (p.contains("tensor")) {
+    if (withTensor && p.contains("tensor")) {
       Expected<std::string> tensor = string(p, "tensor", where, true);
       if (!tensor)
         return tensor.status();
@@ -318,39 +327,20 @@ Status ManifestReader::readParameters(const json &root, Manifest &out) const {
     if (!shape)
       return shape.status();
     spec.shape = std::move(*shape);
-    out.parameters.push_back(std::move(spec));
+    add(std::move(spec));
   }
   return Status::success();
 }
 
+Status ManifestReader::readParameters(const json &root, Manifest &out) const {
+  return readTensorSlots(root, "parameters", true,
+                         [&](ParameterSpec spec) { out.parameters.push_back(std::move(spec)); });
+}
+
 Status ManifestReader::readState(const json &root, Manifest &out) const {
-  Expected<const json *> list = array(root, "state", "", false);
-  if (!list)
-    return list.status();
-  if (!*list)
-    return Status::success();
-  std::set<std::string> paths;
-  for (std::size_t i = 0; i < (*list)->size(); ++i) {
-    const json &s = (**list)[i];
-    std::string where = fmt::format("state[{}]", i);
-    if (Status st = checkObject(s, where, {"path", "dtype", "shape"}); !st)
-      return st;
-    Expected<std::string> path = string(s, "path", where, true);
-    if (!path)
-      return path.status();
-    if (path->empty())
-      return fail(where + ".path", "empty path");
-    if (!paths.insert(*path).second)
-      return fail(where + ".path", "{} is listed twice", jsonQuoted(*path));
-    Expected<DType> type = dtype(s, where);
-    if (!type)
-      return type.status();
-    Expected<std::vector<std::int64_t>> shape = concreteShape(s, where, *type);
-    if (!shape)
-      return shape.status();
-    out.state.push_back({*path, *type, std::move(*shape)});
-  }
-  return Status::success();
+  return readTensorSlots(root, "state", false, [&](ParameterSpec spec) {
+    out.state.push_back({std::move(spec.path), spec.dtype, std::move(spec.shape)});
+  });
 }
 
 Status ManifestReader::readChecks(const json &entryJson, const std::string &where,
