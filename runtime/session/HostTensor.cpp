@@ -66,21 +66,15 @@ double HostTensor::elementAsDouble(std::int64_t index) const {
   switch (dtype_) {
   case DType::Bool:
   case DType::U8:
-    return load<std::uint8_t>(p);
   case DType::I8:
-    return load<std::int8_t>(p);
   case DType::I16:
-    return load<std::int16_t>(p);
   case DType::I32:
-    return load<std::int32_t>(p);
   case DType::I64:
-    return static_cast<double>(load<std::int64_t>(p));
   case DType::U16:
-    return load<std::uint16_t>(p);
   case DType::U32:
-    return load<std::uint32_t>(p);
+    return static_cast<double>(elementAsInt(index)); // one reading of integers
   case DType::U64:
-    return static_cast<double>(load<std::uint64_t>(p));
+    return static_cast<double>(load<std::uint64_t>(p)); // past 2^63 elementAsInt wraps
   case DType::F16:
     return f16ToF32(load<std::uint16_t>(p));
   case DType::BF16:
