@@ -39,27 +39,33 @@ Type Checker::resolveCallee(const ast::Expr* callee) {
       case TypeKind::Block:
       case TypeKind::BlockArray:
       case TypeKind::Enum:
-      case TypeKind::Struct: {
+      case TypeKind::Struct:
+      case TypeKind::Unit:
+      case TypeKind::None: {
         const Symbol* s = module().symbolOf(name->name);
         auto d = diagnostics_.emit(DiagnosticKind::NotCallable, callee->span, name->name.name, str(t));
         d.label(fmt::format("this is `{}`", str(t)));
         if (s && s->declSpan.valid()) d.secondary(s->declSpan, "declared here");
         return Type::error();
       }
-      case TypeKind::Unit:
-      case TypeKind::None:
-      case TypeKind::Module:
+      case TypeKind::Module:  // the resolver rejects a module as a value (E1208)
         return Type::error();
     }
     return Type::error();
   }
   if (auto* member = ast::as<ast::MemberExpr>(callee)) {
     Type base = checkExpr(member->base);
-    if (base.kind() == TypeKind::Block)
-      return record(callee, memberOfBlock(*base.blockInstance(), member->member, callee->span, true));
-    if (base.kind() == TypeKind::Module || base.isError()) {
-      Type t = base.isError() ? base : checkMember(member);
-      return record(callee, t.kind() == TypeKind::Function ? t : Type::error());
+    if (base.kind() == TypeKind::Block || base.kind() == TypeKind::Module || base.isError()) {
+      Type t = base.kind() == TypeKind::Block
+                   ? memberOfBlock(*base.blockInstance(), member->member, callee->span, true)
+               : base.isError() ? base
+                                : checkMember(member);
+      if (t.kind() != TypeKind::Function && !t.isError()) {
+        diagnostics_.emit(DiagnosticKind::NotCallable, callee->span, ast::printExpr(callee), str(t))
+            .label(fmt::format("this is `{}`", str(t)));
+        t = Type::error();
+      }
+      return record(callee, t);
     }
     diagnostics_.emit(DiagnosticKind::UnknownMember, member->member.span, str(base),
                       member->member.name)
@@ -67,7 +73,10 @@ Type Checker::resolveCallee(const ast::Expr* callee) {
     return Type::error();
   }
   Type t = checkExpr(callee);
-  return t.kind() == TypeKind::Function ? t : Type::error();
+  if (t.kind() == TypeKind::Function || t.isError()) return t;
+  diagnostics_.emit(DiagnosticKind::NotCallable, callee->span, ast::printExpr(callee), str(t))
+      .label(fmt::format("this is `{}`", str(t)));
+  return Type::error();
 }
 
 // The struct a call's callee names (`S` or `module.S`), if any.
@@ -82,12 +91,54 @@ static std::pair<const ast::StructItem*, const Module*> structNamedBy(const Modu
 
 static bool mentionsAny(const Type& t, const Inference& inf);
 
+void Checker::reportGenericArgument(const Module& m, const ast::GenericArg& arg,
+                                    const ast::GenericParam& g, std::string_view item) {
+  if (!reportedGenericArgs_.insert(&arg).second) return;
+  bool dim = !g.isPack && g.constraint == ast::GenericKind::Dim;
+  if (dim && arg.expr && !ast::isa<ast::ShapeLiteralExpr>(arg.expr)) {
+    reportNonDimension(m, arg.expr);
+    return;
+  }
+  const char* what = g.isPack ? "a shape literal" : dim ? "a dimension" : "a type";
+  diagnostics_.emit(DiagnosticKind::GenericArgumentKind, arg.span, g.name.name, item,
+                    g.isPack ? "Shape" : ast::genericKindName(g.constraint))
+      .label(fmt::format("expected {} here", what))
+      .secondary(g.name.span, "generic declared here");
+}
+
 Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::StructItem& st,
-                                      const Module& sm) {
-  record(call->callee, Type::error());  // the struct's name is not a value
+                                      const Module& sm, const Type* expected) {
+  recordNonValue(call->callee);  // the struct's name is not a value
+  bool cyclic = cyclic_.count(&st) > 0;
+  std::vector<Type> fieldTypes;
+  if (!cyclic)
+    for (const ast::Field& field : st.fields)
+      fieldTypes.push_back(resolveType(sm, field.type, nullptr));
+  // The struct type the context requires (an annotation, the field of an
+  // enclosing construction) gives the generics nothing written gives, so
+  // each field's type is the context of its value: literals take their
+  // types from it at any depth (spec §1.7), nested constructions their
+  // struct type.
+  const Substitution* context = expected && expected->kind() == TypeKind::Struct &&
+                                        expected->structItem() == &st && !call->hasGenericArgs
+                                    ? &expected->structArgs() : nullptr;
+  Inference own;  // the struct's generics: a field type naming one is no context
+  for (const ast::GenericParam& g : st.generics) {
+    if (g.isPack || g.constraint == ast::GenericKind::Dim) own.openShapes[symbolIdOf(g)] = &g;
+    else own.openDTypes.insert(&g);
+  }
   std::vector<Type> args;
-  for (const ast::Argument& a : call->args) args.push_back(checkExpr(a.value));
-  if (cyclic_.count(&st)) return Type::error();
+  for (const ast::Argument& a : call->args) {
+    size_t f = 0;
+    while (a.isNamed() && f < fieldTypes.size() && st.fields[f].name.name != a.name.name) ++f;
+    std::optional<Type> fieldContext;
+    if (a.isNamed() && f < fieldTypes.size()) {
+      Type t = context ? instantiate(fieldTypes[f], *context) : fieldTypes[f];
+      if (!mentionsAny(t, own)) fieldContext = std::move(t);
+    }
+    args.push_back(checkExpr(a.value, fieldContext ? &*fieldContext : nullptr));
+  }
+  if (cyclic) return Type::error();
   // Every field named exactly once (E2102).
   std::vector<const ast::Argument*> byField(st.fields.size(), nullptr);
   std::vector<size_t> argOfField(st.fields.size(), 0);
@@ -154,20 +205,33 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
     const ast::GenericParam& g = st.generics[i];
     if (i < call->genericArgs.size()) {
       GenericValue v = genericValue(module(), call->genericArgs[i], g);
-      if (std::holds_alternative<std::monostate>(v)) return Type::error();
+      if (std::holds_alternative<std::monostate>(v)) {
+        reportGenericArgument(module(), call->genericArgs[i], g, st.name.name);
+        return Type::error();
+      }
       if (auto* d = std::get_if<shape::DimExpr>(&v)) inf.subst.shapes.dims[symbolIdOf(g)] = *d;
       if (auto* p = std::get_if<shape::Shape>(&v)) inf.subst.shapes.packs[symbolIdOf(g)] = *p;
       if (auto* t = std::get_if<DType>(&v)) inf.subst.dtypes[&g] = *t;
       continue;
     }
+    // Then the context's, which typed the field values already.
+    if (context) {
+      shape::SymbolId id = symbolIdOf(g);
+      auto d = context->shapes.dims.find(id);
+      auto p = context->shapes.packs.find(id);
+      auto t = context->dtypes.find(&g);
+      if (d != context->shapes.dims.end()) inf.subst.shapes.dims[id] = d->second;
+      if (p != context->shapes.packs.end()) inf.subst.shapes.packs[id] = p->second;
+      if (t != context->dtypes.end()) inf.subst.dtypes[&g] = t->second;
+      if (d != context->shapes.dims.end() || p != context->shapes.packs.end() ||
+          t != context->dtypes.end())
+        continue;
+    }
     if (g.isPack || g.constraint == ast::GenericKind::Dim) inf.openShapes[symbolIdOf(g)] = &g;
     else inf.openDTypes.insert(&g);
   }
-  std::vector<Type> fieldTypes;
-  for (size_t f = 0; f < st.fields.size(); ++f) {
-    fieldTypes.push_back(resolveType(sm, st.fields[f].type, nullptr));
-    unify(fieldTypes.back(), args[argOfField[f]], inf, byField[f]->value->span);
-  }
+  for (size_t f = 0; f < st.fields.size(); ++f)
+    unify(fieldTypes[f], args[argOfField[f]], inf, byField[f]->value->span);
   for (const ast::GenericParam& g : st.generics) {
     bool bound = g.isPack ? inf.subst.shapes.packs.count(symbolIdOf(g))
                  : g.constraint == ast::GenericKind::Dim ? inf.subst.shapes.dims.count(symbolIdOf(g))
@@ -183,23 +247,25 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
       }
       continue;
     }
-    // A generic in a field whose argument did not bind it (an argument of
-    // unknown type, a pattern inference does not solve) stays unknown
-    // rather than a guess.
+    // A generic in a field whose argument did not bind it: the argument is
+    // unknown (reported already), or inference does not solve the field's
+    // form (`N * N`, a literal for a dtype generic): it must be written.
     Inference probe;
     if (g.isPack || g.constraint == ast::GenericKind::Dim) probe.openShapes[symbolIdOf(g)] = &g;
     else probe.openDTypes.insert(&g);
-    for (const Type& t : fieldTypes)
-      if (mentionsAny(t, probe)) return Type::error();
-    // In no field: its default, or it must be written (E2110).
-    if (g.defaultValue) {
-      GenericValue v = genericValue(sm, *g.defaultValue, g);
-      if (auto* d = std::get_if<shape::DimExpr>(&v)) inf.subst.shapes.dims[symbolIdOf(g)] = *d;
-      else if (auto* p = std::get_if<shape::Shape>(&v)) inf.subst.shapes.packs[symbolIdOf(g)] = *p;
-      else if (auto* t = std::get_if<DType>(&v)) inf.subst.dtypes[&g] = *t;
-      else return Type::error();
-      continue;
+    for (size_t f = 0; f < st.fields.size(); ++f) {
+      if (!mentionsAny(fieldTypes[f], probe)) continue;
+      if (containsError(args[argOfField[f]])) return Type::error();
+      diagnostics_.emit(DiagnosticKind::CannotInfer, call->callee->span, g.name.name, st.name.name)
+          .label(fmt::format("cannot infer `{}`", g.name.name))
+          .secondary(st.fields[f].type->span,
+                     fmt::format("`{}` appears here only in a form inference does not solve from "
+                                 "`{}`", g.name.name, str(args[argOfField[f]])))
+          .help(fmt::format("write the generic arguments: `{}<...>(...)`", st.name.name));
+      return Type::error();
     }
+    // In no field: its default, or it must be written (E2110).
+    if (bindGenericDefault(sm, g, inf, call->callee->span)) continue;
     diagnostics_.emit(DiagnosticKind::CannotInfer, call->callee->span, g.name.name, st.name.name)
         .label(fmt::format("`{}` appears in no field", g.name.name))
         .secondary(g.name.span, "generic declared here")
@@ -217,9 +283,9 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
   return Type::structure(&sm, &st, inf.subst);
 }
 
-Type Checker::checkCall(const ast::CallExpr* call) {
+Type Checker::checkCall(const ast::CallExpr* call, const Type* expected) {
   if (auto [st, sm] = structNamedBy(module(), call->callee); st)
-    return checkStructConstruction(call, *st, *sm);
+    return checkStructConstruction(call, *st, *sm, expected);
   if (auto t = checkKernelBuiltin(call)) return *t;  // program_id, load (CheckKernel.cpp)
   Type callee = resolveCallee(call->callee);
   if (callee.kind() != TypeKind::Function) {
@@ -228,7 +294,7 @@ Type Checker::checkCall(const ast::CallExpr* call) {
       if (!ast::isa<ast::ShapeLiteralExpr>(a.value)) checkExpr(a.value);
     return Type::error();
   }
-  if (!callee.functionItem()) return checkPreludeCall(call, callee.preludeName());
+  if (!callee.functionItem()) return checkPreludeCall(call, callee.preludeName(), expected);
   return checkFunctionCall(call, callee);
 }
 
@@ -389,6 +455,33 @@ void Checker::unify(const Type& pattern, const Type& actual, Inference& inf, Spa
 
 static std::string calleeName(const ast::FunctionItem& f) { return f.name.name; }
 
+bool Checker::bindGenericDefault(const Module& declModule, const ast::GenericParam& g,
+                                 Inference& inf, Span at) {
+  if (!inf.isOpenUnbound(&g) || !g.defaultValue) return false;
+  // A default is written in the callee's generics (`M: Dim = 2 * N`): they
+  // are replaced by their values here, or the callee's symbols would leak
+  // into the caller's types.
+  GenericValue v = genericValue(declModule, *g.defaultValue, g);
+  shape::SymbolId id = symbolIdOf(g);
+  if (auto* d = std::get_if<shape::DimExpr>(&v)) {
+    shape::DimExpr value = shape::instantiate(*d, inf.subst.shapes);
+    if (dimMentionsOpen(value, inf)) return false;
+    inf.subst.shapes.dims[id] = value;
+  } else if (auto* p = std::get_if<shape::Shape>(&v)) {
+    shape::Shape value = shape::instantiate(*p, inf.subst.shapes);
+    if (mentionsAny(Type::tensor(value, DType::of(ast::ScalarType::Bool)), inf)) return false;
+    inf.subst.shapes.packs[id] = value;
+  } else if (auto* t = std::get_if<DType>(&v)) {
+    DType value = instantiate(*t, inf.subst);
+    if (value.generic && inf.isOpenUnbound(value.generic)) return false;
+    inf.subst.dtypes[&g] = value;
+  } else {
+    return false;  // not a value of its kind: left open, so the caller says so (E2110)
+  }
+  inf.boundAt[&g] = at;
+  return true;
+}
+
 bool Checker::inferredDTypesSatisfyBounds(const std::vector<ast::GenericParam>& generics,
                                           Inference& inf, Span fallback) {
   for (const ast::GenericParam& g : generics) {
@@ -481,8 +574,6 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
       const ast::GenericParam& g = f.generics[i];
       GenericValue v = genericValue(module(), call->genericArgs[i], g);
       if (std::holds_alternative<std::monostate>(v)) {
-        // A kind mismatch is certain only for a type given to a Dim or an
-        // expression given to a dtype; anything else is not checked yet.
         const ast::GenericArg& arg = call->genericArgs[i];
         bool dimGotType = !g.isPack && g.constraint == ast::GenericKind::Dim &&
                           ast::isa<ast::ScalarTypeNode>(arg.type);
@@ -494,6 +585,8 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
               .label(dimGotType ? "a type where a dimension is expected"
                                 : "an expression where a dtype is expected")
               .secondary(g.name.span, "generic declared here");
+        else
+          reportGenericArgument(module(), arg, g, calleeName(f));
         return Type::error();
       }
       shape::SymbolId id = symbolIdOf(g);
@@ -505,6 +598,9 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   }
   for (size_t i = 0; i < f.params.size(); ++i)
     if (argFor[i]) unify(sig->params[i], argTypes[i], inf, argFor[i]->span);
+  // Defaults only after inference: an argument that fixes a generic wins.
+  for (const ast::GenericParam& g : f.generics)
+    bindGenericDefault(*sig->module, g, inf, call->callee->span);
 
   // ---- every generic must be known ----
   for (const ast::GenericParam& g : f.generics) {
@@ -527,20 +623,27 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
       bool sameForm = param.isTensor() && arg.isTensor() &&
                       (param.hasPack() || arg.hasPack() ||
                        param.shape().size() == arg.shape().size());
-      if (!sameForm) {
-        requireType(arg, param, argFor[*in]->span, f.params[*in].span, "parameter declared here",
-                    argFor[*in]);
+      // A literal for a scalar of a dtype generic fits it (no dtype to
+      // infer from): then the generic must be written, as below.
+      if (!sameForm && !requireType(arg, param, argFor[*in]->span, f.params[*in].span,
+                                    "parameter declared here", argFor[*in]))
         return Type::error();
-      }
     }
     auto d = diagnostics_.emit(DiagnosticKind::CannotInfer, call->callee->span, g.name.name,
                                calleeName(f));
     d.label(fmt::format("cannot infer `{}`", g.name.name));
-    if (in)
+    bool dtypeGeneric = !g.isPack && g.constraint != ast::GenericKind::Dim;
+    if (in && dtypeGeneric)
+      d.secondary(f.params[*in].span,
+                  fmt::format("`{}` is inferred from a tensor's dtype; a number has none",
+                              g.name.name));
+    else if (in)
       d.secondary(f.params[*in].span,
                   fmt::format("`{}` appears here only in a form inference does not solve (it "
                               "solves `{}`, `{} + k`, `c * {}` alone in an axis)",
                               g.name.name, g.name.name, g.name.name, g.name.name));
+    else if (g.defaultValue)
+      d.secondary(g.defaultValue->span, "this default names a generic that has no value yet");
     else
       d.secondary(g.name.span, "generic declared here");
     d.help(fmt::format("write the generic arguments: `{}<...>(...)`", calleeName(f)));

@@ -182,6 +182,47 @@ void Checker::reportNonDimension(const Module& m, const ast::Expr* e) {
             "compile-time `let`s with `+ - * / %`, `min` and `max`");
 }
 
+// `*S` where `S` is no shape pack (a `Dim`, `S: Shape` declared without
+// `*`, a const): E1208; an unknown name was reported by the resolver.
+void Checker::reportNotPack(const Module& m, const ast::Ident& name) {
+  const Symbol* s = m.symbolOf(name);
+  if (!s || s->kind == SymbolKind::Unresolved) return;
+  bool generic = s->kind == SymbolKind::Generic && s->generic;
+  diagnostics_.emit(DiagnosticKind::WrongSymbolKind, name.span, name.name,
+                    generic ? "a generic declared without `*`" : "not a generic", "a shape pack")
+      .label("only a pack follows `*`")
+      .help(generic ? fmt::format("declare it as a pack: `*{}: Shape`", name.name)
+                    : std::string("a pack is a generic declared `*S: Shape`"));
+}
+
+// A dotted type name that names nothing (`f32.x`, `m.a.b`): the resolver
+// looks up one name and `module.Item` and leaves the other forms here.
+void Checker::reportUnresolvedType(const Module& m, const ast::NamedTypeNode& named) {
+  if (named.path.size() == 1) {
+    // The resolver lets prelude names through; a constraint or a bare
+    // `Tensor` is no type.
+    const Symbol* s = m.symbolOf(named.path[0]);
+    if (!s || s->kind != SymbolKind::Prelude) return;  // the resolver reports the others
+    bool tensor = s->name == "Tensor";
+    diagnostics_.emit(DiagnosticKind::WrongSymbolKind, named.span, s->name,
+                      tensor ? "the tensor type without its shape" : "a generic constraint",
+                      "a type")
+        .label(tensor ? "no shape or dtype" : "a constraint")
+        .help(tensor ? "write its shape and dtype: `Tensor[N; f32]`"
+                     : "a constraint bounds a generic (`T: Float`); write a dtype or a "
+                       "generic here");
+    return;
+  }
+  const Symbol* head = m.symbolOf(named.path[0]);
+  if (!head || head->kind == SymbolKind::Unresolved) return;  // E1201 from the resolver
+  if (head->kind == SymbolKind::Module && named.path.size() == 2) return;
+  std::string path;
+  for (const ast::Ident& part : named.path) path += (path.empty() ? "" : ".") + part.name;
+  diagnostics_.emit(DiagnosticKind::UnknownSymbol, named.span, path)
+      .label("not a type")
+      .help("a type is a dtype, `Tensor[...]`, or a type, block or struct, possibly `module.Item`");
+}
+
 // The dimensions written in an alias body or struct fields, once at the
 // declaration (their uses resolve them without reporting).
 void Checker::reportNonDimensions(const Module& m, const ast::TypeNode* t) {
@@ -189,8 +230,15 @@ void Checker::reportNonDimensions(const Module& m, const ast::TypeNode* t) {
   switch (t->kind) {
     case ast::TypeKind::Scalar: return;
     case ast::TypeKind::Tensor:
-      for (const ast::ShapeElement& el : static_cast<const ast::TensorTypeNode*>(t)->shape)
-        if (!el.isPack() && !dimOf(m, el.dim)) reportNonDimension(m, el.dim);
+      for (const ast::ShapeElement& el : static_cast<const ast::TensorTypeNode*>(t)->shape) {
+        if (el.isPack()) {
+          const Symbol* s = m.symbolOf(el.pack);
+          if (!s || s->kind != SymbolKind::Generic || !s->generic || !s->generic->isPack)
+            reportNotPack(m, el.pack);
+        } else if (!dimOf(m, el.dim)) {
+          reportNonDimension(m, el.dim);
+        }
+      }
       return;
     case ast::TypeKind::Tuple:
       for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements)
@@ -205,7 +253,11 @@ void Checker::reportNonDimensions(const Module& m, const ast::TypeNode* t) {
       if (!dimOf(m, array->count)) reportNonDimension(m, array->count);
       return;
     }
-    case ast::TypeKind::Named: return;
+    case ast::TypeKind::Named: {
+      auto* named = static_cast<const ast::NamedTypeNode*>(t);
+      if (!resolveTypeName(m, *named).item) reportUnresolvedType(m, *named);
+      return;
+    }
   }
 }
 
@@ -378,6 +430,34 @@ std::shared_ptr<const BlockInstance> Checker::instantiateBlock(const Module& fro
   return instance;
 }
 
+// The first of `generics` from position `from` on that the default value `v`
+// names, if any: bound in order, those have no value yet.
+static const ast::GenericParam* laterGenericIn(const GenericValue& v,
+                                               const std::vector<ast::GenericParam>& generics,
+                                               size_t from) {
+  std::vector<shape::Atom> atoms;
+  std::vector<shape::SymbolId> packs;
+  if (auto* d = std::get_if<shape::DimExpr>(&v)) d->collectAtoms(atoms);
+  if (auto* p = std::get_if<shape::Shape>(&v))
+    for (const shape::ShapeDim& sd : *p) {
+      if (auto* pack = std::get_if<shape::Pack>(&sd)) packs.push_back(pack->id);
+      else std::get<shape::DimExpr>(sd).collectAtoms(atoms);
+    }
+  auto* t = std::get_if<DType>(&v);
+  for (size_t j = from; j < generics.size(); ++j) {
+    const ast::GenericParam& g = generics[j];
+    if (t && t->generic == &g) return &g;
+    shape::SymbolId id = symbolIdOf(g);
+    if (std::find(packs.begin(), packs.end(), id) != packs.end()) return &g;
+    for (const shape::Atom& a : atoms)
+      if ((a.kind() == shape::AtomKind::Symbol || a.kind() == shape::AtomKind::PackRank ||
+           a.kind() == shape::AtomKind::PackElements) &&
+          a.id() == id)
+        return &g;
+  }
+  return nullptr;
+}
+
 bool Checker::bindGenerics(const Module& from, const ast::NamedTypeNode& named,
                            const std::vector<ast::GenericParam>& generics, const ast::Ident& name,
                            const Module& declModule, Substitution& out) {
@@ -395,6 +475,20 @@ bool Checker::bindGenerics(const Module& from, const ast::NamedTypeNode& named,
       v = genericValue(from, named.genericArgs[i], g);
     } else if (g.defaultValue) {
       v = genericValue(declModule, *g.defaultValue, g);
+      // A default may use the generics before it (`Out: Dim = In`): their
+      // values replace them. One after it has no value yet (E2110), and
+      // left in place it would name the item's own generic at the use.
+      if (auto* d = std::get_if<shape::DimExpr>(&v)) v = shape::instantiate(*d, out.shapes);
+      if (auto* p = std::get_if<shape::Shape>(&v)) v = shape::instantiate(*p, out.shapes);
+      if (auto* t = std::get_if<DType>(&v)) v = instantiate(*t, out);
+      if (const ast::GenericParam* later = laterGenericIn(v, generics, i)) {
+        diagnostics_.emit(DiagnosticKind::CannotInfer, named.span, g.name.name, name.name)
+            .label(fmt::format("the default of `{}` names `{}`, which has no value yet",
+                               g.name.name, later->name.name))
+            .secondary(g.defaultValue->span, "default declared here")
+            .help(fmt::format("write the generic arguments: `{}<...>`", name.name));
+        return false;
+      }
     } else {
       diagnostics_.emit(DiagnosticKind::MissingGenericArgument, named.span, g.name.name,
                         name.name)
@@ -402,7 +496,13 @@ bool Checker::bindGenerics(const Module& from, const ast::NamedTypeNode& named,
           .secondary(g.name.span, "declared here");
       return false;
     }
-    if (std::holds_alternative<std::monostate>(v)) return false;
+    if (std::holds_alternative<std::monostate>(v)) {
+      if (i < named.genericArgs.size())
+        reportGenericArgument(from, named.genericArgs[i], g, name.name);
+      else
+        reportGenericArgument(declModule, *g.defaultValue, g, name.name);
+      return false;
+    }
     shape::SymbolId id = symbolIdOf(g);
     if (auto* d = std::get_if<shape::DimExpr>(&v)) out.shapes.dims[id] = *d;
     if (auto* s = std::get_if<shape::Shape>(&v)) out.shapes.packs[id] = *s;
@@ -490,8 +590,10 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
       for (const ast::ShapeElement& el : tensor->shape) {
         if (el.isPack()) {
           const Symbol* s = m.symbolOf(el.pack);
-          if (!s || s->kind != SymbolKind::Generic || !s->generic || !s->generic->isPack)
+          if (!s || s->kind != SymbolKind::Generic || !s->generic || !s->generic->isPack) {
+            if (facts) reportNotPack(m, el.pack);
             return Type::error();
+          }
           shape.push_back(packOf(*s->generic));
           continue;
         }
@@ -521,6 +623,9 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
         shape.push_back(*d);
       }
       Type dtype = resolveType(m, tensor->dtype, facts);
+      if (facts && !dtype.isError() && !dtype.isScalar())  // an alias of another type
+        diagnostics_.emit(DiagnosticKind::TypeMismatch, tensor->dtype->span, "a dtype", str(dtype))
+            .label(fmt::format("this is `{}`", str(dtype)));
       if (!dtype.isScalar()) return Type::error();
       return Type::tensor(std::move(shape), dtype.dtype());
     }
@@ -545,6 +650,11 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
       Type element = resolveType(m, array->element, facts);
       auto count = dimOf(m, array->count);
       if (!count && facts) reportNonDimension(m, array->count);
+      if (facts && !element.isError() && element.kind() != TypeKind::Block)
+        diagnostics_.emit(DiagnosticKind::ArrayOfNonBlocks, array->element->span, str(element))
+            .label(fmt::format("this is `{}`", str(element)))
+            .help("structural arrays repeat sub-blocks (`sub layers: [Layer<H, T>; N]`); for "
+                  "values use a tensor with one more axis");
       if (element.kind() != TypeKind::Block || !count) return Type::error();
       return Type::blockArray(element.blockInstance(), *count);
     }
@@ -558,7 +668,10 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
           return Type::scalar(DType::ofGeneric(s->generic));
       }
       ResolvedItem item = resolveTypeName(m, *named);
-      if (!item.item || !item.module) return Type::error();
+      if (!item.item || !item.module) {
+        if (facts) reportUnresolvedType(m, *named);
+        return Type::error();
+      }
       if (item.item->kind == ast::ItemKind::Block) {
         auto instance = instantiateBlock(m, *named, *static_cast<const ast::BlockItem*>(item.item),
                                          *item.module);
@@ -642,6 +755,13 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
   // solver's convention (x / 0 == 0) keeps such facts sound, and the
   // reference conformance tests accept `where H % N == 0` without `N > 0`.
   checked->where = whereClauses(*this, *m, b.where);
+  for (const ast::GenericParam& g : b.generics) {
+    if (!g.defaultValue) continue;
+    GenericValue v = genericValue(*m, *g.defaultValue, g);
+    if (auto* d = std::get_if<shape::DimExpr>(&v)) checked->defaults.shapes.dims[symbolIdOf(g)] = *d;
+    if (auto* s = std::get_if<shape::Shape>(&v)) checked->defaults.shapes.packs[symbolIdOf(g)] = *s;
+    if (auto* t = std::get_if<DType>(&v)) checked->defaults.dtypes[&g] = *t;
+  }
   for (const ast::Item* item : b.body) {
     auto* member = ast::as<ast::MemberItem>(item);
     if (!member) continue;

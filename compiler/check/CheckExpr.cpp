@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "compiler/check/CheckerImpl.h"
@@ -18,8 +21,13 @@ const shape::Facts& Checker::facts() const {
 }
 
 Type Checker::record(const ast::Expr* e, Type t) {
+  if (t.isError() && !unexplainedError_ && !diagnostics_.hasErrors()) unexplainedError_ = e;
   if (scope_ && scope_->out) scope_->out->exprTypes[e] = t;
   return t;
+}
+
+void Checker::recordNonValue(const ast::Expr* e) {
+  if (scope_ && scope_->out) scope_->out->exprTypes[e] = Type::error();
 }
 
 bool Checker::sameShape(const shape::Shape& a, const shape::Shape& b) const {
@@ -87,57 +95,178 @@ bool Checker::sameType(const Type& a, const Type& b) const {
   return true;
 }
 
-static std::optional<int64_t> maxOf(ast::ScalarType s) {
+// `l op r` on untyped integers that do not fold to one compile-time value
+// (an operand joins branches): the range of values it may have, never a
+// dimension. Unknown (unchecked, as a symbol is) past what i64 holds or for
+// a divisor that is not one non-zero constant.
+static Type foldRange(ast::BinaryOp op, const Type& l, const Type& r) {
+  auto x = integerValues(l), y = integerValues(r);
+  if (!x || !y) return Type::intLiteralRange(0, 0);
+  using Wide = __int128;
+  std::vector<Wide> ends;
+  auto [a, b] = *x;
+  auto [c, d] = *y;
+  switch (op) {
+    case ast::BinaryOp::Add: ends = {Wide(a) + c, Wide(b) + d}; break;
+    case ast::BinaryOp::Sub: ends = {Wide(a) - d, Wide(b) - c}; break;
+    case ast::BinaryOp::Mul: ends = {Wide(a) * c, Wide(a) * d, Wide(b) * c, Wide(b) * d}; break;
+    case ast::BinaryOp::Div:
+      if (c != d || c == 0) return Type::intLiteralRange(0, 0);
+      ends = {Wide(a) / c, Wide(b) / c};  // truncation is monotonic
+      break;
+    case ast::BinaryOp::Rem: {
+      if (c != d || c == 0) return Type::intLiteralRange(0, 0);
+      // Smaller than the divisor, with the dividend's sign.
+      Wide m = c < 0 ? -Wide(c) - 1 : Wide(c) - 1;
+      ends = {a >= 0 ? Wide(0) : std::max(Wide(a), -m), b <= 0 ? Wide(0) : std::min(Wide(b), m)};
+      break;
+    }
+    case ast::BinaryOp::Or:
+    case ast::BinaryOp::And:
+    case ast::BinaryOp::Eq:
+    case ast::BinaryOp::Ne:
+    case ast::BinaryOp::Lt:
+    case ast::BinaryOp::Le:
+    case ast::BinaryOp::Gt:
+    case ast::BinaryOp::Ge:
+    case ast::BinaryOp::BitOr:
+    case ast::BinaryOp::BitXor:
+    case ast::BinaryOp::BitAnd:
+      return Type::intLiteralRange(0, 0);
+  }
+  Wide lo = *std::min_element(ends.begin(), ends.end());
+  Wide hi = *std::max_element(ends.begin(), ends.end());
+  if (lo < INT64_MIN || hi > INT64_MAX) return Type::intLiteralRange(0, 0);
+  return Type::intLiteralRange(static_cast<int64_t>(lo), static_cast<int64_t>(hi));
+}
+
+static std::pair<int64_t, int64_t> integerRange(ast::ScalarType s) {
   using S = ast::ScalarType;
+  auto range = [](auto min, auto max) {
+    return std::pair{static_cast<int64_t>(min), static_cast<int64_t>(max)};
+  };
   switch (s) {
-    case S::I8: return 127;
-    case S::I16: return 32767;
-    case S::I32: return std::numeric_limits<int32_t>::max();
-    case S::U8: return 255;
-    case S::U16: return 65535;
-    case S::U32: return std::numeric_limits<uint32_t>::max();
+    case S::I8: return range(INT8_MIN, INT8_MAX);
+    case S::I16: return range(INT16_MIN, INT16_MAX);
+    case S::I32: return range(INT32_MIN, INT32_MAX);
+    case S::U8: return range(0, UINT8_MAX);
+    case S::U16: return range(0, UINT16_MAX);
+    case S::U32: return range(0, UINT32_MAX);
+    case S::U64: return range(0, INT64_MAX);  // untyped integers are i64 values
     case S::I64:
-    case S::U64:
     case S::Bool:
     case S::F16:
     case S::BF16:
     case S::F32:
     case S::F64:
-      return std::nullopt;
+      break;
   }
-  return std::nullopt;
+  return range(INT64_MIN, INT64_MAX);
 }
 
+// The largest finite value of a float dtype, and the magnitude from which a
+// value rounds to infinity instead (that value plus half its last place: a
+// tie rounds to the even significand, which is infinity's).
+static std::pair<double, double> floatLimits(ast::ScalarType s) {
+  using S = ast::ScalarType;
+  switch (s) {
+    case S::F16: return {65504.0, 65520.0};
+    case S::BF16: return {std::ldexp(1.0, 128) - std::ldexp(1.0, 120),
+                          std::ldexp(1.0, 128) - std::ldexp(1.0, 119)};
+    case S::F32: return {std::ldexp(1.0, 128) - std::ldexp(1.0, 104),
+                         std::ldexp(1.0, 128) - std::ldexp(1.0, 103)};
+    case S::F64:
+    case S::I8:
+    case S::I16:
+    case S::I32:
+    case S::I64:
+    case S::U8:
+    case S::U16:
+    case S::U32:
+    case S::U64:
+    case S::Bool:
+      break;
+  }
+  // A finite double is an f64 (the lexer rejects literals that are not).
+  return {std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity()};
+}
+
+// The largest finite value of a float dtype as E2105 prints it (shortest
+// form: `65504`, `3.4028235e+38`).
+static std::string largestText(ast::ScalarType s) {
+  double largest = floatLimits(s).first;
+  if (s == ast::ScalarType::F64) return fmt::format("{}", largest);
+  return fmt::format("{}", static_cast<float>(largest));
+}
+
+// How a float literal is quoted in E2105: as written when `e` is one.
+static std::string floatSpelling(const ast::Expr* e, double magnitude) {
+  const ast::Expr* x = e;
+  while (auto* p = ast::as<ast::ParenExpr>(x)) x = p->inner;
+  bool negated = false;
+  if (auto* u = ast::as<ast::UnaryExpr>(x)) {
+    negated = u->op == ast::UnaryOp::Negate;
+    x = u->operand;
+  }
+  auto* literal = ast::as<ast::FloatLiteralExpr>(x);
+  if (literal && !literal->spelling.empty()) return (negated ? "-" : "") + literal->spelling;
+  if (literal) return ast::printExpr(e);
+  return fmt::format("{}", magnitude);
+}
+
+// Every adoption of a dtype by an untyped number goes through here (spec
+// §1.7): a literal converts only to a dtype that represents its value. A
+// dtype generic stands for dtypes not known here, so only its class is
+// checked.
 bool Checker::literalFits(const Type& literal, const DType& d, const ast::Expr* e, Span span) {
   switch (literal.kind()) {
-    case TypeKind::FloatLiteral:
-      if (isFloat(d)) return true;
-      diagnostics_.emit(DiagnosticKind::FloatLiteralDType, span, d.str())
-          .label(fmt::format("this is a float, the context needs `{}`", d.str()))
-          .help(isInteger(d) ? "write an integer, or `cast` the other operand"
-                             : "write an explicit `cast`");
+    case TypeKind::FloatLiteral: {
+      if (!isFloat(d)) {
+        diagnostics_.emit(DiagnosticKind::FloatLiteralDType, span, d.str())
+            .label(fmt::format("this is a float, the context needs `{}`", d.str()))
+            .help(isInteger(d) ? "write an integer, or `cast` the other operand"
+                               : "write an explicit `cast`");
+        return false;
+      }
+      if (d.isGeneric()) return true;
+      if (literal.floatMagnitude() < floatLimits(d.scalar).second) return true;
+      diagnostics_.emit(DiagnosticKind::LiteralOutOfRange, span,
+                        floatSpelling(e, literal.floatMagnitude()), d.str())
+          .label(fmt::format("the largest `{}` is {}", d.str(), largestText(d.scalar)))
+          .help("a float literal must not round to infinity in its dtype");
       return false;
+    }
     case TypeKind::IntLiteral:
     case TypeKind::CompileInt: {
-      if (isNumeric(d)) {
-        if (literal.kind() == TypeKind::IntLiteral && !d.isGeneric()) {
-          auto max = maxOf(d.scalar);
-          // One past the maximum is allowed for signed types: `-128` is an
-          // i8, and the checker does not track the negation here.
-          int64_t limit = max ? (isSigned(d.scalar) ? *max + 1 : *max) : 0;
-          if (max && literal.intValue() > limit) {
-            diagnostics_.emit(DiagnosticKind::LiteralOutOfRange, span,
-                              std::to_string(literal.intValue()), d.str())
-                .label(fmt::format("the largest `{}` is {}", d.str(), *max));
-            return false;
-          }
-        }
-        return true;
+      if (!isNumeric(d)) {
+        diagnostics_.emit(DiagnosticKind::IntegerDType, span, d.str())
+            .label(fmt::format("this is an integer, the context needs `{}`", d.str()))
+            .help(isBool(d) ? "write `true` or `false`" : "write an explicit `cast`");
+        return false;
       }
-      diagnostics_.emit(DiagnosticKind::IntegerDType, span, d.str())
-          .label(fmt::format("this is an integer, the context needs `{}`", d.str()))
-          .help(isBool(d) ? "write `true` or `false`" : "write an explicit `cast`");
-      return false;
+      auto values = integerValues(literal);
+      if (d.isGeneric() || !values) return true;
+      auto [lo, hi] = *values;
+      if (isFloat(d)) {
+        // Every i64 is finite in bf16, f32 and f64; f16 stops at 65504.
+        int64_t far = -static_cast<double>(lo) > static_cast<double>(hi) ? lo : hi;
+        if (std::abs(static_cast<double>(far)) < floatLimits(d.scalar).second) return true;
+        diagnostics_.emit(DiagnosticKind::LiteralOutOfRange, span, std::to_string(far), d.str())
+            .label(fmt::format("the largest `{}` is {}", d.str(), largestText(d.scalar)));
+        return false;
+      }
+      auto [min, max] = integerRange(d.scalar);
+      if (hi > max) {
+        diagnostics_.emit(DiagnosticKind::LiteralOutOfRange, span, std::to_string(hi), d.str())
+            .label(fmt::format("the largest `{}` is {}", d.str(), max));
+        return false;
+      }
+      if (lo < min) {
+        diagnostics_.emit(DiagnosticKind::LiteralOutOfRange, span, std::to_string(lo), d.str())
+            .label(fmt::format("the smallest `{}` is {}", d.str(), min));
+        return false;
+      }
+      return true;
     }
     case TypeKind::Error:
     case TypeKind::Unit:
@@ -156,6 +285,11 @@ bool Checker::literalFits(const Type& literal, const DType& d, const ast::Expr* 
   return true;
 }
 
+Type Checker::adoptExpected(const Type& t, const Type* expected, const ast::Expr* e) {
+  if (!expected || !t.isUntypedNumber() || !expected->isScalar()) return t;
+  return literalFits(t, expected->dtype(), e, e->span) ? *expected : Type::error();
+}
+
 Type Checker::concretize(const Type& t) {
   switch (t.kind()) {
     case TypeKind::IntLiteral: return Type::scalar(DType::of(ast::ScalarType::I64));
@@ -165,12 +299,12 @@ Type Checker::concretize(const Type& t) {
       for (const Type& e : t.elements()) elements.push_back(concretize(e));
       return Type::tuple(std::move(elements));
     }
+    case TypeKind::Optional: return Type::optional(concretize(t.optionalInner()));
     case TypeKind::Error:
     case TypeKind::Unit:
     case TypeKind::Tensor:
     case TypeKind::CompileInt:
     case TypeKind::None:
-    case TypeKind::Optional:
     case TypeKind::Block:
     case TypeKind::BlockArray:
     case TypeKind::Function:
@@ -180,6 +314,25 @@ Type Checker::concretize(const Type& t) {
       return t;
   }
   return t;
+}
+
+static const ast::Expr* unparenthesized(const ast::Expr* e) {
+  while (auto* p = ast::as<ast::ParenExpr>(e)) e = p->inner;
+  return e;
+}
+
+bool Checker::literalsCanTake(const Type& actual, const Type& expected) const {
+  if (actual.isUntypedNumber()) return expected.isScalar();
+  if (actual.kind() == TypeKind::None) return expected.kind() == TypeKind::Optional;
+  if (actual.kind() == TypeKind::Optional && expected.kind() == TypeKind::Optional)
+    return literalsCanTake(actual.optionalInner(), expected.optionalInner());
+  if (actual.kind() == TypeKind::Tuple && expected.kind() == TypeKind::Tuple) {
+    if (actual.elements().size() != expected.elements().size()) return false;
+    for (size_t i = 0; i < actual.elements().size(); ++i)
+      if (!literalsCanTake(actual.elements()[i], expected.elements()[i])) return false;
+    return true;
+  }
+  return actual.kind() == expected.kind() && sameType(actual, expected);
 }
 
 bool Checker::requireType(const Type& actual, const Type& expected, Span span, Span declSpan,
@@ -194,9 +347,12 @@ bool Checker::requireType(const Type& actual, const Type& expected, Span span, S
   };
   if (expected.kind() == TypeKind::Optional) {
     if (actual.kind() == TypeKind::None) return true;
-    if (actual.kind() == TypeKind::Optional)
-      return requireType(actual.optionalInner(), expected.optionalInner(), span, declSpan,
-                         declLabel, nullptr, shapeKind);
+    if (actual.kind() == TypeKind::Optional) {
+      auto* some = ast::as<ast::SomeExpr>(unparenthesized(valueExpr));
+      return requireType(actual.optionalInner(), expected.optionalInner(),
+                         some ? some->value->span : span, declSpan, declLabel,
+                         some ? some->value : nullptr, shapeKind);
+    }
     if (sameType(actual, expected.optionalInner()) && actual.kind() == TypeKind::Tensor) {
       auto d = diagnostics_.emit(DiagnosticKind::TypeMismatch, span, str(expected), str(actual));
       d.label("a plain value where an optional is expected");
@@ -253,12 +409,23 @@ bool Checker::requireType(const Type& actual, const Type& expected, Span span, S
   }
   if (expected.kind() == TypeKind::Tuple && actual.kind() == TypeKind::Tuple &&
       expected.elements().size() == actual.elements().size()) {
-    // Report the first element that differs, with the whole types in the message.
+    // Report the first element that differs, with the whole types in the
+    // message; a literal that cannot take its type is reported at itself.
+    auto* tuple = ast::as<ast::TupleExpr>(unparenthesized(valueExpr));
+    if (tuple && tuple->elements.size() != expected.elements().size()) tuple = nullptr;
     for (size_t i = 0; i < expected.elements().size(); ++i) {
       const Type& a = actual.elements()[i];
       const Type& x = expected.elements()[i];
+      const ast::Expr* part = tuple ? tuple->elements[i] : nullptr;
       if (a.isUntypedNumber() && x.isScalar()) {
-        if (!literalFits(a, x.dtype(), nullptr, span)) return false;
+        if (!literalFits(a, x.dtype(), part, part ? part->span : span)) return false;
+        continue;
+      }
+      // Literals deeper inside (a tuple or an optional in the tuple) take
+      // their types from the expected element the same way (spec §1.7).
+      if (!sameType(a, x) && literalsCanTake(a, x)) {
+        if (!requireType(a, x, part ? part->span : span, declSpan, declLabel, part, shapeKind))
+          return false;
         continue;
       }
       if (!sameType(a, x)) {
@@ -314,8 +481,14 @@ Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
     case ast::ExprKind::IntLiteral:
       return record(e, Type::intLiteral(
                            static_cast<int64_t>(static_cast<const ast::IntLiteralExpr*>(e)->value)));
-    case ast::ExprKind::FloatLiteral: return record(e, Type::floatLiteral());
-    case ast::ExprKind::StringLiteral: return record(e, Type::error());  // no string type
+    case ast::ExprKind::FloatLiteral:
+      return record(e, Type::floatLiteral(
+                           std::abs(static_cast<const ast::FloatLiteralExpr*>(e)->value)));
+    case ast::ExprKind::StringLiteral:
+      // Strings name things (weights); no expression has a string type.
+      diagnostics_.emit(DiagnosticKind::StringValue, e->span)
+          .label("strings have no type in expressions");
+      return record(e, Type::error());
     case ast::ExprKind::BoolLiteral: return record(e, Type::scalar(DType::of(ast::ScalarType::Bool)));
     case ast::ExprKind::NoneLiteral:
       if (expected && expected->kind() == TypeKind::Optional) return record(e, *expected);
@@ -324,14 +497,16 @@ Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
     case ast::ExprKind::Some: {
       const Type* inner = expected && expected->kind() == TypeKind::Optional
                               ? &expected->optionalInner() : nullptr;
-      Type t = checkExpr(static_cast<const ast::SomeExpr*>(e)->value, inner);
+      auto* value = static_cast<const ast::SomeExpr*>(e)->value;
+      Type t = adoptExpected(checkExpr(value, inner), inner, value);
       if (t.isError()) return record(e, t);
-      return record(e, Type::optional(t.isUntypedNumber() && inner ? *inner : t));
+      return record(e, Type::optional(t));
     }
     case ast::ExprKind::Unary: return record(e, checkUnary(static_cast<const ast::UnaryExpr*>(e)));
     case ast::ExprKind::Binary:
       return record(e, checkBinary(static_cast<const ast::BinaryExpr*>(e)));
-    case ast::ExprKind::Call: return record(e, checkCall(static_cast<const ast::CallExpr*>(e)));
+    case ast::ExprKind::Call:
+      return record(e, checkCall(static_cast<const ast::CallExpr*>(e), expected));
     case ast::ExprKind::Index:
       if (notation_) return record(e, checkAccess(static_cast<const ast::IndexExpr*>(e)));
       return record(e, checkIndex(static_cast<const ast::IndexExpr*>(e)));
@@ -344,7 +519,7 @@ Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
         const Type* x = expected && expected->kind() == TypeKind::Tuple &&
                                 expected->elements().size() == tuple->elements.size()
                             ? &expected->elements()[i] : nullptr;
-        elements.push_back(checkExpr(tuple->elements[i], x));
+        elements.push_back(adoptExpected(checkExpr(tuple->elements[i], x), x, tuple->elements[i]));
       }
       // A tuple of tuples copies them: `let b = (a, a)` doubles `a`, so a few
       // lines build a type too large to hold (E2190).
@@ -364,7 +539,12 @@ Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
     case ast::ExprKind::Match:
       return record(e, checkMatch(static_cast<const ast::MatchExpr*>(e), expected));
     case ast::ExprKind::ShapeLiteral:
-      // Meaningful only as an argument of a shape primitive (CheckPrelude.cpp).
+      // Meaningful only as an argument of a shape primitive (CheckPrelude.cpp,
+      // which never gets here): anywhere else it is no value (spec §5.9).
+      diagnostics_.emit(DiagnosticKind::ShapeNotValue, e->span)
+          .label("a compile-time shape, not a tensor")
+          .help("shapes are arguments of `reshape`, `broadcast_to`, `permute` and `fill`; for a "
+                "tensor of values use `iota` or `fill`");
       return record(e, Type::error());
     case ast::ExprKind::Reduction:
       return record(e, checkReduction(static_cast<const ast::ReductionExpr*>(e)));
@@ -413,15 +593,7 @@ Type Checker::checkName(const ast::NameExpr* e) {
     }
     case SymbolKind::Item: {
       if (!s->item || !s->module) return Type::error();
-      if (auto* c = ast::as<ast::ConstItem>(s->item)) {
-        if (c->type) {
-          Type t = resolveType(*s->module, c->type, nullptr);
-          return t.isScalar() || t.kind() == TypeKind::Enum ? t : Type::error();
-        }
-        if (auto d = dimOf(*s->module, c->value)) return Type::compileInt(*d);
-        if (ast::isa<ast::FloatLiteralExpr>(c->value)) return Type::floatLiteral();
-        return Type::error();
-      }
+      if (auto* c = ast::as<ast::ConstItem>(s->item)) return constType(*c, *s->module);
       if (auto* f = ast::as<ast::FunctionItem>(s->item)) {
         if (f->function == ast::FunctionKind::Kernel) return kernelUsedAsValue(*f, e->span);
         return Type::function(s->module, f, nullptr);
@@ -445,9 +617,13 @@ Type Checker::checkName(const ast::NameExpr* e) {
           .help(fmt::format("for its position as a value write `{}", position));
       return Type::error();
     }
-    case SymbolKind::KernelResult:
-    case SymbolKind::KernelBuiltin:
-    case SymbolKind::EnumVariant:
+    case SymbolKind::KernelBuiltin:  // `load`, `store`, ... only called
+      diagnostics_.emit(DiagnosticKind::KernelBuiltinAsValue, e->span, s->name)
+          .label("a kernel builtin, not a value")
+          .help(fmt::format("call it: `{}(...)`", s->name));
+      return Type::error();
+    case SymbolKind::KernelResult:  // named outside a kernel's body: the resolver's error
+    case SymbolKind::EnumVariant:   // only a `match` pattern: the resolver's error
     case SymbolKind::Unresolved:
       return Type::error();
   }
@@ -466,6 +642,12 @@ Type Checker::checkUnary(const ast::UnaryExpr* e) {
       return Type::error();
     case ast::UnaryOp::Negate:
     case ast::UnaryOp::Plus: {
+      if (t.kind() == TypeKind::IntLiteral && !t.isExactInt()) {
+        // The values of branches, negated (`-i64::MIN` is no i64: unknown).
+        auto [lo, hi] = t.intRange();
+        if (e->op == ast::UnaryOp::Plus) return t;
+        return lo == INT64_MIN ? Type::intLiteralRange(0, 0) : Type::intLiteralRange(-hi, -lo);
+      }
       if (t.kind() == TypeKind::IntLiteral)
         return e->op == ast::UnaryOp::Negate ? Type::compileInt(-t.compileValue()) : t;
       if (t.kind() == TypeKind::CompileInt)
@@ -486,7 +668,7 @@ Type Checker::elementwise(const Type& l, const Type& r, Span span, Span lSpan, S
   if (l.isError() || r.isError()) return Type::error();
   if (l.isUntypedNumber() && r.isUntypedNumber()) {
     if (l.kind() == TypeKind::FloatLiteral || r.kind() == TypeKind::FloatLiteral)
-      return Type::floatLiteral();
+      return Type::floatLiteral(std::max(untypedMagnitude(l), untypedMagnitude(r)));
     return Type::error();  // compile-time arithmetic is folded by the callers
   }
   if (l.isUntypedNumber()) {
@@ -581,18 +763,22 @@ Type Checker::checkBinary(const ast::BinaryExpr* e) {
       if (l.kind() == TypeKind::IntLiteral && r.kind() == TypeKind::IntLiteral) {
         auto v = dimOf(module(), e);
         auto c = v ? v->constantValue() : std::nullopt;
-        return c && *c >= 0 ? Type::intLiteral(*c) : Type::compileInt(v ? *v : shape::DimExpr());
+        if (!v) return foldRange(e->op, l, r);
+        return c && *c >= 0 ? Type::intLiteral(*c) : Type::compileInt(*v);
       }
       auto v = dimOf(module(), e);
-      return Type::compileInt(v ? *v : shape::DimExpr());
+      return v ? Type::compileInt(*v) : foldRange(e->op, l, r);
     }
     if (isBitwise(e->op)) {
       // Known values fold; symbolic ones (`H & 1`) are no dimension the
       // solver can reason about, but their value is known at run time: an
-      // i64 scalar, usable as data and never in a shape.
+      // i64 scalar, usable as data and never in a shape. So is the join of
+      // branches (`if c { 1 } else { 2 }`), whose value is not one number.
       auto a = l.compileValue().constantValue();
       auto b = r.compileValue().constantValue();
-      if (!a || !b) return Type::scalar(DType::of(ast::ScalarType::I64));
+      bool joins = (l.kind() == TypeKind::IntLiteral && !l.isExactInt()) ||
+                   (r.kind() == TypeKind::IntLiteral && !r.isExactInt());
+      if (!a || !b || joins) return Type::scalar(DType::of(ast::ScalarType::I64));
       int64_t v = e->op == ast::BinaryOp::BitAnd ? (*a & *b)
                   : e->op == ast::BinaryOp::BitOr ? (*a | *b)
                                                    : (*a ^ *b);
@@ -662,11 +848,17 @@ std::optional<Type> Checker::joinBranches(const Type& a, const Type& b, Span bSp
   if (a.isError() || b.isError()) return Type::error();
   if (a.isUntypedNumber() && b.isUntypedNumber()) {
     if (a.kind() == TypeKind::FloatLiteral || b.kind() == TypeKind::FloatLiteral)
-      return Type::floatLiteral();
+      return Type::floatLiteral(std::max(untypedMagnitude(a), untypedMagnitude(b)));
     if (a.kind() == TypeKind::CompileInt && b.kind() == TypeKind::CompileInt &&
         facts().provablyEqual(a.compileValue(), b.compileValue()))
       return a;
-    return Type::intLiteral(0);  // an untyped integer whose value is not known
+    // Either value: each must fit the dtype the join takes. A symbol's
+    // value is not known here (and never checked), so only the other's is.
+    auto x = integerValues(a), y = integerValues(b);
+    if (x && y)
+      return Type::intLiteralRange(std::min(x->first, y->first), std::max(x->second, y->second));
+    if (x || y) return Type::intLiteralRange((x ? x : y)->first, (x ? x : y)->second);
+    return Type::intLiteralRange(0, 0);
   }
   if (a.isUntypedNumber() && b.isScalar())
     return literalFits(a, b.dtype(), nullptr, bSpan) ? std::optional<Type>(b) : Type::error();
@@ -675,6 +867,23 @@ std::optional<Type> Checker::joinBranches(const Type& a, const Type& b, Span bSp
   if (a.kind() == TypeKind::None && b.kind() == TypeKind::Optional) return b;
   if (b.kind() == TypeKind::None && a.kind() == TypeKind::Optional) return a;
   if (a.kind() == TypeKind::None && b.kind() == TypeKind::None) return a;
+  // Element-wise, so a literal inside a tuple or an optional adopts the other
+  // branch's dtype too.
+  if (a.kind() == TypeKind::Tuple && b.kind() == TypeKind::Tuple &&
+      a.elements().size() == b.elements().size()) {
+    std::vector<Type> elements;
+    for (size_t i = 0; i < a.elements().size(); ++i) {
+      std::optional<Type> joined = joinBranches(a.elements()[i], b.elements()[i], bSpan);
+      if (!joined || joined->isError()) return joined;
+      elements.push_back(std::move(*joined));
+    }
+    return Type::tuple(std::move(elements));
+  }
+  if (a.kind() == TypeKind::Optional && b.kind() == TypeKind::Optional) {
+    std::optional<Type> joined = joinBranches(a.optionalInner(), b.optionalInner(), bSpan);
+    if (!joined || joined->isError()) return joined;
+    return Type::optional(std::move(*joined));
+  }
   if (a.kind() != b.kind() || !sameType(a, b)) return std::nullopt;
   return a;
 }
@@ -804,6 +1013,11 @@ Type Checker::memberOfBlock(const BlockInstance& instance, const ast::Ident& mem
       if (it == b->members.end()) return Type::error();
       return instantiate(it->second, instance.args);
     }
+    // A const, type or struct declared inside the block is no member.
+    diagnostics_.emit(DiagnosticKind::UnknownMember, member.span, str(instance), member.name)
+        .label(fmt::format("`{}` is an item declared in `{}`, not a member or method", member.name,
+                           instance.block->name.name))
+        .secondary(item->name.span, "declared here");
     return Type::error();
   }
   diagnostics_.emit(DiagnosticKind::UnknownMember, member.span, str(instance), member.name)
@@ -823,7 +1037,7 @@ static const ast::EnumItem* enumNamedBy(const Module& m, const ast::Expr* base) 
 
 Type Checker::checkMember(const ast::MemberExpr* e) {
   if (const ast::EnumItem* en = enumNamedBy(module(), e->base)) {
-    record(e->base, Type::error());  // the enum's name is not a value
+    recordNonValue(e->base);  // the enum's name is not a value
     const Symbol* s = nullptr;
     if (auto* name = ast::as<ast::NameExpr>(e->base)) s = module().symbolOf(name->name);
     else s = module().symbolOf(static_cast<const ast::MemberExpr*>(e->base)->member);
@@ -841,14 +1055,7 @@ Type Checker::checkMember(const ast::MemberExpr* e) {
     case TypeKind::Module: {
       const Symbol* s = module().symbolOf(e->member);
       if (!s || s->kind != SymbolKind::Item || !s->item || !s->module) return Type::error();
-      if (auto* c = ast::as<ast::ConstItem>(s->item)) {
-        if (c->type) {
-          Type t = resolveType(*s->module, c->type, nullptr);
-          return t.isScalar() ? t : Type::error();
-        }
-        if (auto d = dimOf(*s->module, c->value)) return Type::compileInt(*d);
-        return Type::error();
-      }
+      if (auto* c = ast::as<ast::ConstItem>(s->item)) return constType(*c, *s->module);
       if (auto* f = ast::as<ast::FunctionItem>(s->item)) {
         if (f->function == ast::FunctionKind::Kernel) return kernelUsedAsValue(*f, e->member.span);
         return Type::function(s->module, f, nullptr);
@@ -866,6 +1073,9 @@ Type Checker::checkMember(const ast::MemberExpr* e) {
           .label(fmt::format("`{}` has no members", str(base)));
       return Type::error();
     case TypeKind::Enum:
+    case TypeKind::Unit:
+    case TypeKind::None:
+    case TypeKind::Function:
       diagnostics_.emit(DiagnosticKind::UnknownMember, e->member.span, str(base), e->member.name)
           .label(fmt::format("`{}` has no members", str(base)));
       return Type::error();
@@ -881,10 +1091,6 @@ Type Checker::checkMember(const ast::MemberExpr* e) {
           .secondary(st->name.span, fmt::format("`{}` is declared here", st->name.name));
       return Type::error();
     }
-    case TypeKind::Unit:
-    case TypeKind::None:
-    case TypeKind::Function:
-      return Type::error();
   }
   return Type::error();
 }

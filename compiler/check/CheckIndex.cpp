@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTPrinter.h"
 
 namespace linnet::check {
 
@@ -23,8 +24,13 @@ bool isCompileInt(const Type& t) {
 Type Checker::checkIndex(const ast::IndexExpr* e) {
   Type base = checkExpr(e->base);
   if (base.kind() == TypeKind::BlockArray) {
-    if (e->components.size() != 1 || e->components[0].kind != ast::IndexComponentKind::Expr)
+    if (e->components.size() != 1 || e->components[0].kind != ast::IndexComponentKind::Expr) {
+      diagnostics_.emit(DiagnosticKind::InvalidSlice, e->span,
+                        fmt::format("a block array takes one index, found `{}`", ast::printExpr(e)))
+          .label("one compile-time integer selects one block")
+          .help("iterate over the blocks with `static for`");
       return Type::error();
+    }
     const ast::Expr* index = e->components[0].value;
     Type t = checkExpr(index);
     auto value = dimOf(module(), index);
@@ -47,9 +53,10 @@ Type Checker::checkIndex(const ast::IndexExpr* e) {
     return Type::block(base.blockInstance());
   }
   if (!base.isTensor()) {
-    if (!base.isError() && !base.isUntypedNumber() && base.kind() != TypeKind::Optional) {
-      diagnostics_.emit(DiagnosticKind::InvalidOperand, e->base->span, "[]", str(base))
-          .label(fmt::format("`{}` cannot be indexed", str(base)));
+    if (!base.isError()) {
+      auto d = diagnostics_.emit(DiagnosticKind::InvalidOperand, e->base->span, "[]", str(base));
+      d.label(fmt::format("`{}` cannot be indexed", str(base)));
+      if (base.kind() == TypeKind::Optional) d.help("`match` it first: `some(v) => v[...]`");
     }
     return Type::error();
   }
@@ -57,7 +64,13 @@ Type Checker::checkIndex(const ast::IndexExpr* e) {
   // Components address axes from the front until `...`, then from the back.
   size_t ellipses = 0, addressed = 0;
   for (const ast::IndexComponent& c : e->components) {
-    if (c.kind == ast::IndexComponentKind::Pack) return Type::error();  // index notation
+    if (c.kind == ast::IndexComponentKind::Pack) {
+      diagnostics_.emit(DiagnosticKind::InvalidSlice, c.span,
+                        "a pack index is valid only inside index notation")
+          .label("not an index of this access")
+          .help("write the access in index notation: `let y[*s] = x[*s]`");
+      return Type::error();
+    }
     if (c.kind == ast::IndexComponentKind::Ellipsis) ++ellipses;
     else ++addressed;
   }
@@ -98,7 +111,14 @@ Type Checker::checkIndex(const ast::IndexExpr* e) {
   for (; i < e->components.size() && e->components[i].kind != ast::IndexComponentKind::Ellipsis; ++i)
     axisOf[i] = front++;
   size_t tail = e->components.size() - i - (i < e->components.size() ? 1 : 0);
-  if (tail > shape.size() || front > shape.size() - tail) return Type::error();
+  if (tail > shape.size() || front > shape.size() - tail) {
+    // More components than the axes outside a pack (without one, more
+    // than the rank is reported above).
+    diagnostics_.emit(DiagnosticKind::RankMismatch, e->span, str(base), shape.size(), addressed)
+        .label("more components than the axes around the pack")
+        .help("a pack may hold no axis: address only the axes written beside it");
+    return Type::error();
+  }
   for (size_t j = 0; j < tail; ++j) axisOf[e->components.size() - tail + j] = shape.size() - tail + j;
   for (size_t k = 0; k < e->components.size(); ++k) {
     if (e->components[k].kind == ast::IndexComponentKind::Ellipsis) continue;

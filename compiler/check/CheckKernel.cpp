@@ -339,12 +339,7 @@ void Checker::checkKernelBinding(const ast::FunctionItem& op, const Signature& s
       unify(ks->params[i], sig.params[i], inf, op.params[i].span);
   if (!k->kernelResults.empty())
     unify(ks->result, sig.result, inf, op.returnType ? op.returnType->span : op.name.span);
-  for (const ast::GenericParam& g : k->generics) {
-    if (!inf.isOpenUnbound(&g) || !g.defaultValue) continue;
-    GenericValue v = genericValue(*km, *g.defaultValue, g);
-    if (std::holds_alternative<std::monostate>(v)) return;
-    bind(g, v, b.span);
-  }
+  for (const ast::GenericParam& g : k->generics) bindGenericDefault(*km, g, inf, b.span);
   for (const ast::GenericParam& g : k->generics) {
     if (!inf.isOpenUnbound(&g)) continue;
     diagnostics_.emit(DiagnosticKind::CannotInfer, b.kernel.span, g.name.name, kname)
@@ -449,7 +444,7 @@ std::optional<Type> Checker::checkKernelBuiltin(const ast::CallExpr* call) {
   auto* callee = ast::as<ast::NameExpr>(call->callee);
   const Symbol* s = callee ? module().symbolOf(callee->name) : nullptr;
   if (!s || s->kind != SymbolKind::KernelBuiltin) return std::nullopt;
-  record(callee, Type::error());  // a builtin is not a value
+  recordNonValue(callee);  // a builtin is not a value
   const std::string& name = callee->name.name;
   Type i32 = Type::scalar(DType::of(ast::ScalarType::I32));
 
@@ -509,7 +504,7 @@ void Checker::checkKernelWrite(const ast::KernelCallStmt* s) {
   if (!kernel_ || !callee) return;
   const Symbol* symbol = module().symbolOf(callee->name);
   if (!symbol || symbol->kind != SymbolKind::KernelBuiltin) return;  // reported by the resolver
-  record(callee, Type::error());
+  recordNonValue(callee);
   record(call, Type::unit());
   const std::string& name = callee->name.name;
   if (!noGenericArguments(diagnostics_, call, name)) return;

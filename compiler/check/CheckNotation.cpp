@@ -13,9 +13,11 @@
 // tensor that is not subscripted down to its elements.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTPrinter.h"
 #include "compiler/parse/ASTWalk.h"
 
 namespace linnet::check {
@@ -116,6 +118,9 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
   if (!base.isTensor()) {
     for (const ast::IndexComponent& c : e->components)
       if (c.kind == ast::IndexComponentKind::Expr && !indexVariableIn(c.value)) checkExpr(c.value);
+    if (!base.isError())
+      diagnostics_.emit(DiagnosticKind::InvalidOperand, e->base->span, "[]", str(base))
+          .label(fmt::format("`{}` cannot be indexed", str(base)));
     return Type::error();
   }
   const shape::Shape& shape = base.shape();
@@ -124,7 +129,14 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
     switch (e->components[i].kind) {
       case ast::IndexComponentKind::Expr: break;
       case ast::IndexComponentKind::Pack:
-        if (packComponent != e->components.size()) return Type::error();
+        if (packComponent != e->components.size()) {
+          // Two packs would split the axes between them in no known way.
+          diagnostics_.emit(DiagnosticKind::SecondPackIndex, e->components[i].span)
+              .label("a second pack index")
+              .secondary(e->components[packComponent].span, "the first")
+              .help("subscript the axes with one pack index and plain indices");
+          return Type::error();
+        }
         packComponent = i;
         break;
       case ast::IndexComponentKind::Ellipsis:
@@ -148,7 +160,21 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
   size_t after = hasPackComponent ? n - packComponent - 1 : 0;
   bool rankOk = hasPackComponent ? shape.size() >= before + after : shape.size() == n;
   if (!rankOk) {
-    if (base.hasPack()) return Type::error();
+    if (base.hasPack() && !hasPackComponent) {
+      // Only a pack index subscripts the axes of a pack, however many.
+      size_t at = 0;
+      while (!std::holds_alternative<shape::Pack>(shape[at])) ++at;
+      const shape::Pack& pack = std::get<shape::Pack>(shape[at]);
+      const ast::IndexComponent& c = e->components[std::min(at, n - 1)];
+      const Symbol* index = indexVariable(c.value);
+      diagnostics_.emit(DiagnosticKind::PlainIndexOverPack, c.span,
+                        index ? index->name : ast::printExpr(c.value), "*" + pack.name)
+          .label(fmt::format("this subscripts the axes of `*{}`", pack.name))
+          .help(fmt::format("`*{}` may hold any number of axes; subscript them with a pack "
+                            "index, `*s`, listed as an output or reduced",
+                            pack.name));
+      return Type::error();
+    }
     diagnostics_.emit(DiagnosticKind::RankMismatch, e->span, str(base), shape.size(), n)
         .label("every axis must be subscripted inside index notation");
     return Type::error();
@@ -162,6 +188,11 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
     if (c.kind == ast::IndexComponentKind::Pack) {
       const Symbol* s = module().symbolOf(c.pack);
       if (!s || s->kind != SymbolKind::IndexVariable) {
+        if (s && s->kind != SymbolKind::Unresolved)  // unknown names: the resolver's E1201
+          diagnostics_.emit(DiagnosticKind::PackIndexMisuse, c.span, c.pack.name,
+                            "not an index of this notation")
+              .label("a pack index is declared as an output (`let y[*s] = ...`) or reduced")
+              .secondary(s->declSpan, "declared here");
         error = true;
         continue;
       }
@@ -171,7 +202,7 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
     }
     const shape::ShapeDim& axis = shape[axisFor(i)];
     if (const Symbol* s = indexVariable(c.value)) {
-      record(c.value, Type::error());  // an index is not a value
+      recordNonValue(c.value);  // an index is not a value
       const auto* pack = std::get_if<shape::Pack>(&axis);
       auto d = notation_->domains.find(keyOf(s->declSpan));
       if (pack && d != notation_->domains.end() && !d->second.isPack) {
@@ -196,7 +227,17 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
     // A position: data (a runtime integer scalar: a gather) or a
     // compile-time integer provably in range.
     Type t = checkExpr(c.value);
-    if (t.isError() || std::holds_alternative<shape::Pack>(axis)) {
+    if (t.isError()) {
+      error = true;
+      continue;
+    }
+    if (const auto* pack = std::get_if<shape::Pack>(&axis)) {
+      diagnostics_.emit(DiagnosticKind::PlainIndexOverPack, c.value->span,
+                        ast::printExpr(c.value), "*" + pack->name)
+          .label(fmt::format("this subscripts the axes of `*{}`", pack->name))
+          .help(fmt::format("`*{}` may hold any number of axes; subscript them with a pack "
+                            "index, `*s`, listed as an output or reduced",
+                            pack->name));
       error = true;
       continue;
     }
@@ -321,6 +362,14 @@ void Checker::checkComprehension(const ast::LetComprehensionStmt* let) {
     reportUnindexed(let->value, body);
     body = Type::error();
   }
+  if (!body.isError() && !body.isScalar() && !body.isUntypedNumber()) {
+    diagnostics_.emit(DiagnosticKind::NotationBodyType, let->value->span, str(body))
+        .label(fmt::format("this is `{}`", str(body)))
+        .help("index notation defines one number per element; write a comprehension per value");
+    body = Type::error();
+  }
+  // Numbers alone take their defaults, as a `let` gives them (spec §1.7).
+  if (body.isUntypedNumber()) body = concretize(body);
   bool error = body.isError() || !body.isScalar();
   shape::Shape out;
   for (const ast::IndexOutput& output : let->outputs) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "compiler/check/CheckerImpl.h"
 #include "compiler/parse/ASTPrinter.h"
@@ -40,8 +41,10 @@ std::optional<shape::Shape> Checker::shapeArg(const ast::Expr* e, std::string_vi
   for (const ast::ShapeElement& el : lit->elements) {
     if (el.isPack()) {
       const Symbol* s = module().symbolOf(el.pack);
-      if (!s || s->kind != SymbolKind::Generic || !s->generic || !s->generic->isPack)
+      if (!s || s->kind != SymbolKind::Generic || !s->generic || !s->generic->isPack) {
+        reportNotPack(module(), el.pack);
         return std::nullopt;
+      }
       out.push_back(packOf(*s->generic));
       continue;
     }
@@ -58,7 +61,7 @@ std::optional<shape::Shape> Checker::shapeArg(const ast::Expr* e, std::string_vi
     }
     out.push_back(*d);
   }
-  record(e, Type::error());
+  recordNonValue(e);
   return out;
 }
 
@@ -102,7 +105,48 @@ static bool notTensor(DiagnosticEmitter& diagnostics, const Type& t, const ast::
   return true;
 }
 
-Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& name) {
+// `min max shl shr` of two numbers without a dtype: still one, taking its
+// dtype from context, with the values it may have (checked when it does).
+Type Checker::untypedPrelude(const std::string& name, const Type& a, const Type& b,
+                             const ast::CallExpr* call, const ast::Expr* aExpr,
+                             const ast::Expr* bExpr) {
+  bool shift = name == "shl" || name == "shr";
+  for (auto [t, e] : {std::pair{&a, aExpr}, std::pair{&b, bExpr}}) {
+    if (!shift || t->kind() != TypeKind::FloatLiteral) continue;
+    diagnostics_.emit(DiagnosticKind::InvalidOperand, e->span, name, str(*t))
+        .label(fmt::format("`{}` shifts integers", name));
+    return Type::error();
+  }
+  if (a.kind() == TypeKind::FloatLiteral || b.kind() == TypeKind::FloatLiteral)
+    return Type::floatLiteral(std::max(untypedMagnitude(a), untypedMagnitude(b)));
+  if (!shift)
+    if (auto d = dimOf(module(), call)) return Type::compileInt(*d);  // a dimension
+  auto x = integerValues(a), y = integerValues(b);
+  if (!x || !y) {
+    // A symbol (`shl(1, H)`): known at run time only, as `H & 1` is.
+    if (shift) return Type::scalar(DType::of(ast::ScalarType::I64));
+    return Type::intLiteralRange(0, 0);
+  }
+  if (!shift) {  // `min`/`max` of an operand that joins branches
+    if (name == "min")
+      return Type::intLiteralRange(std::min(x->first, y->first), std::min(x->second, y->second));
+    return Type::intLiteralRange(std::max(x->first, y->first), std::max(x->second, y->second));
+  }
+  // Shifts of two known values fold; past 63 bits, or of a join of
+  // branches, the value is one only the run knows.
+  bool exact = a.kind() != TypeKind::IntLiteral || a.isExactInt();
+  exact = exact && (b.kind() != TypeKind::IntLiteral || b.isExactInt());
+  int64_t v = x->first, bits = y->first;
+  if (!exact || bits < 0 || bits > 62) return Type::scalar(DType::of(ast::ScalarType::I64));
+  __int128 folded = name == "shl" ? static_cast<__int128>(v) * (int64_t{1} << bits) : v >> bits;
+  if (folded > INT64_MAX || folded < INT64_MIN)
+    return Type::scalar(DType::of(ast::ScalarType::I64));
+  int64_t r = static_cast<int64_t>(folded);
+  return r >= 0 ? Type::intLiteral(r) : Type::compileInt(shape::DimExpr::constant(r));
+}
+
+Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& name,
+                               const Type* expected) {
   PreludeArgs args;
   for (const ast::Argument& a : call->args) {
     if (a.isNamed()) args.named.push_back(&a);
@@ -172,7 +216,17 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
     if (!noGenerics() || !arity(1)) return Type::error();
     Type x = checkExpr(args.positional[0]);
     if (x.isError()) return x;
-    if (x.isUntypedNumber()) return name == "abs" ? x : Type::floatLiteral();
+    if (x.isUntypedNumber() && name != "abs") return Type::floatLiteral();  // value not tracked
+    if (x.isUntypedNumber()) {
+      // `abs` of a number: the values it may have, made non-negative.
+      auto v = integerValues(x);
+      if (x.kind() == TypeKind::FloatLiteral || !v) return x;
+      auto [lo, hi] = *v;
+      if (lo == INT64_MIN) return Type::intLiteralRange(0, 0);  // |i64::MIN| is no i64
+      if (lo >= 0) return x;
+      if (lo == hi) return Type::intLiteral(-lo);
+      return Type::intLiteralRange(hi <= 0 ? -hi : 0, std::max(-lo, hi));
+    }
     if (!x.isTensor()) {
       diagnostics_.emit(DiagnosticKind::InvalidOperand, args.positional[0]->span, name, str(x))
           .label(fmt::format("this is `{}`", str(x)));
@@ -194,13 +248,8 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
           .label(fmt::format("this is `{}`", str(*t)));
       return Type::error();
     }
-    if (a.isUntypedNumber() && b.isUntypedNumber()) {
-      // Two numbers without a dtype: still one, taking its dtype from context.
-      bool isFloat = a.kind() == TypeKind::FloatLiteral || b.kind() == TypeKind::FloatLiteral;
-      if (isFloat && (name == "min" || name == "max")) return Type::floatLiteral();
-      if (auto d = dimOf(module(), call)) return Type::compileInt(*d);
-      return Type::error();
-    }
+    if (a.isUntypedNumber() && b.isUntypedNumber())
+      return untypedPrelude(name, a, b, call, args.positional[0], args.positional[1]);
     Type r = elementwise(a, b, call->span, args.positional[0]->span, args.positional[1]->span,
                          fmt::format("arguments of `{}`", name));
     if (r.isError()) return r;
@@ -222,8 +271,28 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
       return Type::error();
     }
     if (c.isError() || a.isError() || b.isError()) return Type::error();
-    Type v = elementwise(a, b, call->span, args.positional[1]->span, args.positional[2]->span,
-                         "the choices of `select`");
+    for (auto [t, e] : {std::pair{&a, args.positional[1]}, std::pair{&b, args.positional[2]}}) {
+      if (t->isTensor() || t->isUntypedNumber()) continue;
+      diagnostics_.emit(DiagnosticKind::InvalidOperand, e->span, name, str(*t))
+          .label(fmt::format("this is `{}`", str(*t)));
+      return Type::error();
+    }
+    Type v;
+    if (a.isUntypedNumber() && b.isUntypedNumber()) {
+      // Two numbers and no dtype from either choice: the context's, or
+      // their defaults (spec §1.7), i64 or, with a float among them, f64.
+      bool isFloat = a.kind() == TypeKind::FloatLiteral || b.kind() == TypeKind::FloatLiteral;
+      DType d = expected && expected->isTensor()
+                    ? expected->dtype()
+                    : DType::of(isFloat ? ast::ScalarType::F64 : ast::ScalarType::I64);
+      if (!literalFits(a, d, args.positional[1], args.positional[1]->span) ||
+          !literalFits(b, d, args.positional[2], args.positional[2]->span))
+        return Type::error();
+      v = Type::scalar(d);
+    } else {
+      v = elementwise(a, b, call->span, args.positional[1]->span, args.positional[2]->span,
+                      "the choices of `select`");
+    }
     if (!v.isTensor()) return Type::error();
     Type cond = c.withDType(v.dtype());
     Type r = elementwise(cond, v, call->span, args.positional[0]->span, call->span,
@@ -264,7 +333,7 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
       shapeArg(args.positional[1], name);  // reports what was given instead
       return Type::error();
     }
-    record(axesLit, Type::error());
+    recordNonValue(axesLit);
     if (x.isError()) return x;
     if (!x.isTensor() || x.hasPack()) {
       diagnostics_.emit(DiagnosticKind::PermuteUnknownRank, args.positional[0]->span, str(x))
@@ -333,18 +402,32 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
       return Type::error();
     }
     const Type& first = parts.front();
-    size_t n = first.shape().size();
-    // A negative axis is found counting from the end (compared with `-rank`:
-    // `-k` overflows for i64's minimum); the elements it crosses must be
-    // plain dimensions.
+    const shape::Shape& dims = first.shape();
+    size_t n = dims.size();
+    // A non-negative axis counts from the front, a negative one from the
+    // end, over plain dimensions only: a pack on the side being counted
+    // holds any number of axes, so which axis is meant is not known (spec
+    // §2.3). Compared with `-plain`: `-k` overflows for i64's minimum.
     int64_t k = *axis;
-    int64_t rank = static_cast<int64_t>(n);
-    bool inRange = k >= 0 ? k < rank : k >= -rank;
-    size_t at = inRange ? static_cast<size_t>(k >= 0 ? k : rank + k) : 0;
-    if (inRange) {
-      size_t lo = k >= 0 ? 0 : at, hi = k >= 0 ? at : n - 1;
-      for (size_t i = lo; i <= hi; ++i)
-        if (std::holds_alternative<shape::Pack>(first.shape()[i])) return Type::error();
+    auto isPack = [&](size_t i) { return std::holds_alternative<shape::Pack>(dims[i]); };
+    size_t lead = 0, trail = 0;
+    while (lead < n && !isPack(lead)) ++lead;
+    while (trail < n && !isPack(n - 1 - trail)) ++trail;
+    int64_t plain = static_cast<int64_t>(k >= 0 ? lead : trail);
+    bool inRange = k >= 0 ? k < plain : k >= -plain;
+    size_t at = inRange ? static_cast<size_t>(k >= 0 ? k : static_cast<int64_t>(n) + k) : 0;
+    if (!inRange && lead < n) {
+      const shape::Pack& pack = std::get<shape::Pack>(dims[k >= 0 ? lead : n - 1 - trail]);
+      size_t known = k >= 0 ? lead : trail;
+      std::string count = known == 0   ? "no axis"
+                          : known == 1 ? "one axis"
+                                       : fmt::format("{} axes", known);
+      diagnostics_.emit(DiagnosticKind::AxisAcrossPack, axisExpr->span, k, str(first), pack.name)
+          .label(fmt::format("{} {} `*{}`", count, k >= 0 ? "before" : "after", pack.name))
+          .help(fmt::format("`*{}` may hold any number of axes; name an axis written before it "
+                            "with `0, 1, ...` or one after it with `-1, -2, ...`",
+                            pack.name));
+      return Type::error();
     }
     if (!inRange || first.shape().empty()) {
       diagnostics_.emit(DiagnosticKind::InvalidAxis, axisExpr->span, k, str(first))
@@ -459,9 +542,12 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
     return Type::tensor(*target, v.dtype());
   }
 
-  // A prelude name this checker does not know: not checked.
+  // A prelude name this checker does not know (a type, as `i32(x)`): not
+  // callable here, and never left unknown silently.
   for (const ast::Expr* e : args.positional)
     if (!ast::isa<ast::ShapeLiteralExpr>(e)) checkExpr(e);
+  diagnostics_.emit(DiagnosticKind::NotCallable, call->callee->span, name, "a prelude name")
+      .label("not a function");
   return Type::error();
 }
 

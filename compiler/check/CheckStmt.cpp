@@ -31,7 +31,14 @@ void Checker::bindPattern(const ast::Pattern* p, const Type& t, bool isVar) {
     }
     case ast::PatternKind::Some:
     case ast::PatternKind::None:
-      // Refutable patterns in `let`: rejected by the parser or not typed yet.
+      // Refutable patterns outside `match` (`let some(v) = x`): no value is
+      // bound when they fail (E2117; `match` covers both cases).
+      if (!t.isError())
+        diagnostics_.emit(DiagnosticKind::RefutablePattern, p->span,
+                          p->kind == ast::PatternKind::Some ? "some(...)" : "none", str(t))
+            .label(p->kind == ast::PatternKind::Some ? "`none` does not match this"
+                                                     : "`some(...)` does not match this")
+            .help("use `match` to handle both `some` and `none`");
       if (p->inner) bindPattern(p->inner, Type::error(), isVar);
       return;
   }
@@ -140,7 +147,11 @@ Type Checker::stackYield(const Type& element, const Type* expected, const shape:
     }
     default:
       // Optionals, `none`, blocks and other values: stacking them is not
-      // specified; unknown (Error) rather than a guess.
+      // specified (E2190 rather than a guess).
+      if (!containsError(element))
+        diagnostics_.emit(DiagnosticKind::ScanYieldUnsupported, value->span, str(element))
+            .label(fmt::format("this is `{}`", str(element)))
+            .help("a scan stacks tensors, scalars and numbers, and tuples of them");
       return Type::error();
   }
 }
@@ -150,7 +161,7 @@ Type Checker::checkScan(const ast::ForScanExpr* scan, const Type* expected) {
   Type b = checkExpr(scan->end);
   bool bounds = true;
   for (auto [t, x] : {std::pair{&a, scan->start}, std::pair{&b, scan->end}}) {
-    if (t->kind() == TypeKind::CompileInt || t->kind() == TypeKind::IntLiteral) continue;
+    if (t->isCompileTimeInt()) continue;
     bounds = false;
     if (t->isError()) continue;
     diagnostics_.emit(DiagnosticKind::NotCompileTime, x->span, str(*t))
@@ -368,7 +379,7 @@ void Checker::checkStmt(const ast::Stmt* s) {
         Type a = checkExpr(loop->iterable);
         Type b = checkExpr(loop->rangeEnd);
         for (auto [t, x] : {std::pair{&a, loop->iterable}, std::pair{&b, loop->rangeEnd}}) {
-          if (t->isError() || t->kind() == TypeKind::CompileInt || t->kind() == TypeKind::IntLiteral)
+          if (t->isError() || t->isCompileTimeInt())
             continue;
           diagnostics_.emit(DiagnosticKind::InvalidStaticFor, x->span, str(*t))
               .label("not a compile-time integer")
@@ -409,7 +420,7 @@ void Checker::checkStmt(const ast::Stmt* s) {
       Type a = checkExpr(loop->start);
       Type b = checkExpr(loop->end);
       for (auto [t, x] : {std::pair{&a, loop->start}, std::pair{&b, loop->end}}) {
-        if (t->isError() || t->kind() == TypeKind::CompileInt || t->kind() == TypeKind::IntLiteral)
+        if (t->isError() || t->isCompileTimeInt())
           continue;
         diagnostics_.emit(DiagnosticKind::NotCompileTime, x->span, str(*t))
             .label("the bounds of `for` must be compile-time integers");

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "compiler/check/CheckerImpl.h"
+#include "compiler/parse/ASTPrinter.h"
 #include "compiler/parse/ASTWalk.h"
 
 namespace linnet::check {
@@ -334,18 +335,56 @@ void Checker::reportCyclicDefinitions(const std::vector<const Module*>& modules)
 }
 
 void Checker::checkConst(const ast::ConstItem& c) {
-  if (!c.type || !c.value || cyclic_.count(&c)) return;
-  const Module* m = moduleOf(c);
-  if (!m) return;
+  if (const Module* m = moduleOf(c)) constType(c, *m);
+}
+
+Type Checker::constType(const ast::ConstItem& c, const Module& m) {
+  if (!c.value || cyclic_.count(&c)) return Type::error();  // E2122
+  auto [known, first] = constTypes_.try_emplace(&c, Type::error());
+  if (!first) return known->second;  // Error while being typed: only a cycle (E2122) gets there
   FunctionScope scope;
-  scope.module = m;
+  scope.module = &m;
   FunctionScope* saved = scope_;
+  NotationScope* savedNotation = notation_;
+  KernelState* savedKernel = kernel_;
   scope_ = &scope;
-  checkTypeSize(*m, c.type);  // resolveType below reports nothing
-  Type declared = resolveType(*m, c.type, nullptr);
-  Type t = checkExpr(c.value, &declared);
-  requireType(t, declared, c.value->span, c.type->span, "type declared here", c.value);
+  notation_ = nullptr;
+  kernel_ = nullptr;
+  Type t;
+  Span at = c.value->span;
+  if (c.type) {
+    checkTypeSize(m, c.type);  // resolveType below reports nothing
+    reportNonDimensions(m, c.type);
+    Type declared = resolveType(m, c.type, nullptr);
+    Type value = checkExpr(c.value, &declared);
+    requireType(value, declared, c.value->span, c.type->span, "type declared here", c.value);
+    t = declared;
+    at = c.type->span;
+  } else if (auto d = dimOf(m, c.value)) {
+    t = Type::compileInt(*d);
+  } else {
+    t = checkExpr(c.value);
+  }
+  // A const holds a value: `none` needs its optional type written, and
+  // `()`, blocks, functions and modules are none.
+  if (t.kind() == TypeKind::None) {
+    diagnostics_.emit(DiagnosticKind::NoneNeedsContext, c.value->span)
+        .label("the optional type of this `none` is unknown")
+        .help("annotate the constant: `const C: Tensor[...; T]? = none`");
+    t = Type::error();
+  } else if (t.kind() == TypeKind::Unit || t.kind() == TypeKind::Block ||
+             t.kind() == TypeKind::BlockArray || t.kind() == TypeKind::Function ||
+             t.kind() == TypeKind::Module) {
+    diagnostics_.emit(DiagnosticKind::ConstTypeUnsupported, at, str(t))
+        .label(fmt::format("this is `{}`", str(t)))
+        .help("a constant holds a value: a number, a tensor, a tuple, a struct or an enum value");
+    t = Type::error();
+  }
   scope_ = saved;
+  notation_ = savedNotation;
+  kernel_ = savedKernel;
+  constTypes_[&c] = t;
+  return t;
 }
 
 void Checker::run() {
@@ -396,6 +435,13 @@ void Checker::run() {
   reportCyclicDefinitions(modules);
   for (const Module* m : modules) checkItems(m->ast->items);
   reportRecursion();
+  // The Error type means "reported": a program without errors holding one
+  // would check clean with a type nothing knows (and agree with anything).
+  if (unexplainedError_ && !diagnostics_.hasErrors())
+    diagnostics_.emit(DiagnosticKind::UnknownType, unexplainedError_->span,
+                      ast::printExpr(unexplainedError_))
+        .label("the type of this expression is unknown")
+        .help("this is a limit of the checker; rewrite the expression");
   // Lints only for programs without errors (spec §12).
   if ((!options_.unusedLocals && !options_.unusedMembers) || diagnostics_.hasErrors()) return;
   std::function<void(const Module&, const std::vector<ast::Item*>&)> lintItems =

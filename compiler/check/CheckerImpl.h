@@ -105,6 +105,11 @@ class Checker {
                                                        const ast::NamedTypeNode& named,
                                                        const ast::BlockItem& b,
                                                        const Module& blockModule);
+  // A generic argument (written, or a default) `genericValue` could not
+  // convert for `g` of `item`: E2123 for a dimension that is not
+  // compile-time, E2111 for anything else; once per argument.
+  void reportGenericArgument(const Module& m, const ast::GenericArg& arg,
+                             const ast::GenericParam& g, std::string_view item);
   // Binds `generics` (of the item `name`) from written arguments and
   // defaults (E2111, E2112); false when reported.
   bool bindGenerics(const Module& from, const ast::NamedTypeNode& named,
@@ -116,6 +121,10 @@ class Checker {
   // second walks an alias body or a struct field type, once per declaration.
   void reportNonDimension(const Module& m, const ast::Expr* e);
   void reportNonDimensions(const Module& m, const ast::TypeNode* t);
+  // E1208 for `*S` where `S` is no shape pack.
+  void reportNotPack(const Module& m, const ast::Ident& name);
+  // E1201 for a dotted type name the resolver leaves unresolved (`f32.x`).
+  void reportUnresolvedType(const Module& m, const ast::NamedTypeNode& named);
   // E2205/E2208 for the dimensions of an alias body or a struct field type
   // (`t`, written in `declModule`), instantiated with `args`, at the use
   // `use` under `facts`. False when reported.
@@ -175,6 +184,11 @@ class Checker {
   bool literalFits(const Type& literal, const DType& d, const ast::Expr* e, Span span);
   // The type a `let` binding gets: untyped literals default to i64/f64.
   Type concretize(const Type& t);
+  // `t`, the type of `e`, where the context expects `expected` (an element
+  // of an annotated tuple, the value of `some`): an untyped number takes an
+  // expected scalar's dtype (Error when it cannot, reported), so literals
+  // are typed at any depth of a tuple or optional (spec §1.7).
+  Type adoptExpected(const Type& t, const Type* expected, const ast::Expr* e);
 
   // ---- compatibility ----
   bool sameShape(const shape::Shape& a, const shape::Shape& b) const;
@@ -186,12 +200,19 @@ class Checker {
                    std::string_view declLabel, const ast::Expr* valueExpr,
                    DiagnosticKind shapeKind = DiagnosticKind::ShapeMismatch);
   bool sameType(const Type& a, const Type& b) const;
+  // Whether `actual` differs from `expected` at most by untyped numbers
+  // where it expects scalars (at any depth of tuples and optionals) and
+  // `none` where it expects an optional: what requireType then types.
+  bool literalsCanTake(const Type& actual, const Type& expected) const;
 
   // ---- calls (CheckCall.cpp, CheckPrelude.cpp) ----
-  Type checkCall(const ast::CallExpr* call);
-  // `S(field = value, ...)` (E2101 E2102 E2111 E2112).
+  // `expected`: the type the context requires, if any (a struct
+  // construction takes its generics and field contexts from it).
+  Type checkCall(const ast::CallExpr* call, const Type* expected = nullptr);
+  // `S(field = value, ...)` (E2101 E2102 E2111 E2112); `expected` the struct
+  // type the context requires, if any.
   Type checkStructConstruction(const ast::CallExpr* call, const ast::StructItem& st,
-                               const Module& sm);
+                               const Module& sm, const Type* expected);
   Type resolveCallee(const ast::Expr* callee);
   Type checkFunctionCall(const ast::CallExpr* call, const Type& callee);
   void unify(const Type& pattern, const Type& actual, Inference& inf, Span span);
@@ -199,7 +220,20 @@ class Checker {
   // written) to a dtype outside its bound, at where it was bound.
   bool inferredDTypesSatisfyBounds(const std::vector<ast::GenericParam>& generics, Inference& inf,
                                    Span fallback);
-  Type checkPreludeCall(const ast::CallExpr* call, const std::string& name);
+  // A generic still open after the written and inferred ones takes its
+  // default (spec §7.7), instantiated with what is bound so far; callers go
+  // in declaration order, so a default may use earlier generics. False (the
+  // generic stays open: E2110 at the caller) without a default, or when it
+  // names a generic still unknown.
+  bool bindGenericDefault(const Module& declModule, const ast::GenericParam& g, Inference& inf,
+                          Span at);
+  // `expected` gives two untyped choices of `select` their dtype.
+  Type checkPreludeCall(const ast::CallExpr* call, const std::string& name,
+                        const Type* expected = nullptr);
+  // `min max shl shr` of two untyped numbers: untyped too, a dimension for
+  // `min`/`max` of compile-time integers (E2104 for a shifted float).
+  Type untypedPrelude(const std::string& name, const Type& a, const Type& b,
+                      const ast::CallExpr* call, const ast::Expr* aExpr, const ast::Expr* bExpr);
   // A shape literal argument of `callee` (E2101 for anything else, E2123
   // and E2208 for its dimensions).
   std::optional<shape::Shape> shapeArg(const ast::Expr* e, std::string_view callee);
@@ -227,8 +261,12 @@ class Checker {
   // ---- items (Checker.cpp) ----
   // E2122: consts, aliases and structs defined in terms of themselves.
   void reportCyclicDefinitions(const std::vector<const Module*>& modules);
-  // A typed `const` against its annotation.
+  // A `const`: its value against its annotation, or its untyped value's
+  // type (E2190 for types a const cannot have); once, reported there.
   void checkConst(const ast::ConstItem& c);
+  // The type a use of the const `c` (declared in `m`) has: its annotation, a
+  // compile-time integer, or its untyped value's type; Error when reported.
+  Type constType(const ast::ConstItem& c, const Module& m);
   // W1002: locals never read (`_`-prefixed names exempt).
   void reportUnusedLocals(const ast::FunctionItem& f, const Module& m);
   // W1003: `param`/`buffer`/`state`/`sub` members no method of the block
@@ -274,6 +312,9 @@ class Checker {
   const shape::Facts& facts() const;
   Type record(const ast::Expr* e, Type t);
   const Module& module() const { return *scope_->module; }
+  // Records Error for an expression that is no value (a shape literal, the
+  // enum in `E.A`, a struct's or a builtin's name, an index variable).
+  void recordNonValue(const ast::Expr* e);
   void reportRecursion();
 
   CheckOptions options_;
@@ -292,6 +333,12 @@ class Checker {
   std::unordered_map<const ast::TypeNode*, size_t> writtenParts_;
   std::unordered_map<const ast::TypeAliasItem*, std::optional<size_t>> aliasParts_;
   std::unordered_map<const ast::ConstItem*, std::optional<shape::DimExpr>> constDims_;  // dimOf
+  std::unordered_map<const ast::ConstItem*, Type> constTypes_;                          // constType
+  std::set<const ast::GenericArg*> reportedGenericArgs_;  // reportGenericArgument
+  // The first value typed Error while no error had been reported: a type
+  // nothing explains. Reported (E2190) if the program has no error at the
+  // end, so that no unknown type passes silently.
+  const ast::Expr* unexplainedError_ = nullptr;
   // Call edges for E2119, in the order calls were checked.
   struct CallEdge {
     const ast::FunctionItem* caller;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace linnet::check {
 
 std::string DType::str() const {
@@ -86,13 +88,23 @@ Type Type::intLiteral(int64_t value) {
   Type t;
   t.kind_ = TypeKind::IntLiteral;
   t.intValue_ = value;
+  t.intMax_ = value;
   t.dim_ = shape::DimExpr::constant(value);
   return t;
 }
 
-Type Type::floatLiteral() {
+Type Type::intLiteralRange(int64_t lo, int64_t hi) {
+  Type t = intLiteral(0);  // no one value: no dimension to compute with
+  t.intValue_ = lo;
+  t.intMax_ = hi;
+  t.inexact_ = true;
+  return t;
+}
+
+Type Type::floatLiteral(double magnitude) {
   Type t;
   t.kind_ = TypeKind::FloatLiteral;
+  t.float_ = magnitude;
   return t;
 }
 
@@ -203,6 +215,20 @@ Type Type::withShape(shape::Shape shape) const {
   Type t = *this;
   t.shape_ = std::move(shape);
   return t;
+}
+
+std::optional<std::pair<int64_t, int64_t>> integerValues(const Type& t) {
+  if (t.kind() == TypeKind::IntLiteral) return t.intRange();
+  if (t.kind() == TypeKind::CompileInt)
+    if (auto c = t.compileValue().constantValue()) return std::pair{*c, *c};
+  return std::nullopt;
+}
+
+double untypedMagnitude(const Type& t) {
+  if (t.kind() == TypeKind::FloatLiteral) return t.floatMagnitude();
+  auto v = integerValues(t);
+  if (!v) return 0;
+  return std::max(-static_cast<double>(v->first), static_cast<double>(v->second));
 }
 
 bool containsError(const Type& t) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/modules/Program.h"
@@ -93,7 +94,13 @@ class Type {
   static Type tensor(shape::Shape shape, DType dtype);
   static Type scalar(DType dtype) { return tensor({}, dtype); }
   static Type intLiteral(int64_t value);
-  static Type floatLiteral();
+  // An untyped integer whose value is not known but lies in [lo, hi] (the
+  // branches of an `if` of two literals): each value must fit where it is
+  // given a dtype, and it is never a compile-time value.
+  static Type intLiteralRange(int64_t lo, int64_t hi);
+  // `magnitude`: the largest absolute value of the float literals it is made
+  // of (0 when unknown), checked against the range of the dtype it takes.
+  static Type floatLiteral(double magnitude = 0);
   static Type compileInt(shape::DimExpr value);
   static Type none();
   static Type tuple(std::vector<Type> elements);
@@ -124,6 +131,13 @@ class Type {
   // Tensor rank when it has no pack.
   std::optional<size_t> rank() const;
   int64_t intValue() const { return intValue_; }
+  // IntLiteral: the values it may have, and whether it is one known value
+  // (a literal, or folded from literals), not the join of branches.
+  std::pair<int64_t, int64_t> intRange() const { return {intValue_, intMax_}; }
+  bool isExactInt() const { return kind_ == TypeKind::IntLiteral && !inexact_; }
+  // A compile-time integer or an integer literal: a value known statically.
+  bool isCompileTimeInt() const { return kind_ == TypeKind::CompileInt || isExactInt(); }
+  double floatMagnitude() const { return float_; }
   const shape::DimExpr& compileValue() const { return dim_; }
   const std::vector<Type>& elements() const { return elements_; }  // Tuple; Optional: [inner]
   const Type& optionalInner() const { return elements_.front(); }
@@ -146,6 +160,9 @@ class Type {
   shape::Shape shape_;
   DType dtype_;
   int64_t intValue_ = 0;
+  int64_t intMax_ = 0;  // IntLiteral: the largest value (intValue_ the smallest)
+  double float_ = 0;    // FloatLiteral: the largest magnitude
+  bool inexact_ = false;  // IntLiteral from intLiteralRange
   shape::DimExpr dim_;
   std::vector<Type> elements_;
   std::shared_ptr<const BlockInstance> block_;
@@ -156,6 +173,13 @@ class Type {
   std::shared_ptr<const Substitution> args_;
   std::string name_;
 };
+
+// The values an untyped integer may have: a literal's (a range for the
+// join of branches), a compile-time integer's when it is a constant; nullopt
+// for one that depends on a symbol (`H`), whose value only a binding gives.
+std::optional<std::pair<int64_t, int64_t>> integerValues(const Type& t);
+// The largest magnitude an untyped number may have (0 when not known).
+double untypedMagnitude(const Type& t);
 
 // Whether the type mentions Error anywhere (then nothing more is checked).
 bool containsError(const Type& t);

@@ -74,6 +74,9 @@ struct CheckedBlock {
   shape::Facts facts;
   std::vector<WhereClause> where;  // proved wherever the block is instantiated
   std::unordered_map<const ast::MemberItem*, Type> members;
+  // The declared defaults of its generics (`Batch: Dim = 1`, `T: Float =
+  // bf16`), in its generics: binding a root block falls back to them.
+  Substitution defaults;
 };
 
 class CheckedProgram {

@@ -4,8 +4,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "compiler/check/Checker.h"
 #include "compiler/parse/ASTPrinter.h"
@@ -226,6 +230,38 @@ fn key<S: Dim>(c: Cache<S, f32>) -> Tensor[S, 8; f32] {
   EXPECT_EQ(run->returned("key"), "Tensor[S, 8; f32]");
 }
 
+TEST(CheckerTest, DefaultedGenericsAreInTheCallBinding) {
+  // A generic neither written nor inferred takes its default (spec §7.7),
+  // and the call's substitution holds it: lowering instantiates the callee
+  // from it alone. A default may use the generics before it.
+  auto run = CheckRun::fromText(R"(module m
+
+fn widen<N: Dim, M: Dim = 2 * N, T: Float = f32>(x: Tensor[N; f32]) -> Tensor[M; T] {
+    return fill<T>([M], 0.0)
+}
+
+fn caller<K: Dim>(x: Tensor[K; f32]) -> Tensor[2 * K; f32] {
+    let y = widen<K>(x)
+    return y
+}
+)");
+  ASSERT_EQ(run->errors(), "");
+  EXPECT_EQ(run->returned("caller"), "Tensor[2 * K; f32]");
+  const CheckedFunction* cf = run->checked.functionOf(run->function("caller"));
+  ASSERT_NE(cf, nullptr);
+  ASSERT_EQ(cf->calls.size(), 1u);
+  const CallBinding& b = cf->calls.begin()->second;
+  const ast::FunctionItem* widen = run->function("widen");
+  ASSERT_EQ(b.callee, widen);
+  ASSERT_EQ(widen->generics.size(), 3u);
+  auto m = b.subst.shapes.dims.find(symbolIdOf(widen->generics[1]));
+  ASSERT_NE(m, b.subst.shapes.dims.end());
+  EXPECT_EQ(m->second.str(), "2 * K");
+  auto t = b.subst.dtypes.find(&widen->generics[2]);
+  ASSERT_NE(t, b.subst.dtypes.end());
+  EXPECT_EQ(t->second.str(), "f32");
+}
+
 // The expressions of every function body in `run` (grad clauses included)
 // that the checker left untyped or typed Error, printed one a line. Index
 // variables, shape literals and the dimensions in them, expression generic
@@ -290,6 +326,81 @@ TEST(CheckerTest, ValidProgramsTypeEveryExpression) {
   CheckRun run(paths);
   EXPECT_EQ(run.errors(), "");
   EXPECT_EQ(untypedExpressions(run), "");
+}
+
+// The lit programs under `dir` (recursively, fixture packages in `Inputs/`
+// left out) with their RUN lines, sorted.
+std::vector<std::pair<std::filesystem::path, std::string>> litPrograms(const std::string& dir) {
+  std::vector<std::pair<std::filesystem::path, std::string>> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::filesystem::path& p = entry.path();
+    if (p.extension() != ".linnet" || p.string().find("/Inputs/") != std::string::npos) continue;
+    std::ifstream in(p);
+    std::string line, runs;
+    while (std::getline(in, line))
+      if (line.find("RUN:") != std::string::npos) runs += line + "\n";
+    if (!runs.empty()) out.emplace_back(p, runs);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Whether a lit program's RUN lines check it and expect it to be valid:
+// `linnet check`, `lint` or `build` without `not`, an expected failure or
+// another standard library.
+bool expectedValid(const std::string& runs) {
+  bool checked = runs.find("%linnet check") != std::string::npos ||
+                 runs.find("%linnet build") != std::string::npos ||
+                 runs.find("%linnet lint") != std::string::npos;
+  return checked && runs.find("RUN: not ") == std::string::npos &&
+         runs.find("%expect-exit") == std::string::npos && runs.find("--std") == std::string::npos;
+}
+
+TEST(CheckerTest, EveryValidProgramInTheRepositoryIsTyped) {
+  // No unknown type in a valid program: every valid lit program under
+  // test/, the whole standard library and every model under models/ check
+  // clean with every expression typed (spec: an Error type means an error
+  // was reported).
+  std::string root = LINNET_SOURCE_DIR;
+  size_t valid = 0;
+  for (const auto& [path, runs] : litPrograms(root + "/test")) {
+    if (!expectedValid(runs)) continue;
+    ++valid;
+    CheckRun run({path.string()});
+    EXPECT_EQ(run.errors(), "") << path;
+    EXPECT_EQ(untypedExpressions(run), "") << path;
+  }
+  EXPECT_GT(valid, 40u);  // the walk found the valid programs
+  CheckRun stdlib({root + "/stdlib"});
+  EXPECT_EQ(stdlib.errors(), "");
+  EXPECT_EQ(untypedExpressions(stdlib), "");
+  size_t models = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/models")) {
+    if (!entry.is_directory()) continue;
+    ++models;
+    CheckRun run({entry.path().string()});
+    EXPECT_EQ(run.errors(), "") << entry.path();
+    EXPECT_EQ(untypedExpressions(run), "") << entry.path();
+  }
+  EXPECT_GT(models, 0u);
+}
+
+TEST(CheckerTest, ErrorTypesOnlyFollowReportedErrors) {
+  // In every invalid lit program of test/check an expression is Error only
+  // where an error was reported: a program without errors has none, and
+  // none needs the last resort for a type nothing explains (E2190 "cannot
+  // give ... a type"), which would mean a mistake the checker passed over.
+  std::string root = LINNET_SOURCE_DIR;
+  size_t invalid = 0;
+  for (const auto& [path, runs] : litPrograms(root + "/test/check")) {
+    if (expectedValid(runs) || runs.find("--std") != std::string::npos) continue;
+    ++invalid;
+    CheckRun run({path.string()});
+    if (!run.diagnostics.hasErrors()) EXPECT_EQ(untypedExpressions(run), "") << path;
+    for (const Diagnostic& d : run.diagnostics.diagnostics())
+      EXPECT_NE(d.kind, DiagnosticKind::UnknownType) << path << ": " << d.message;
+  }
+  EXPECT_GT(invalid, 100u);
 }
 
 }  // namespace
