@@ -5,6 +5,7 @@
 #include <charconv>
 #include <map>
 #include <set>
+#include <variant>
 
 #include "compiler/bind/BindingFiles.h"
 #include "compiler/bind/ConfigConstants.h"
@@ -50,77 +51,91 @@ std::string concretePath(const std::string& manifestPath, const std::vector<int6
   return out;
 }
 
-// The dtype generic a tensor type names (`T` in `Tensor[..; T]`), if any.
-std::string dtypeGenericName(const ast::TypeNode* type) {
-  auto* tensor = ast::as<ast::TensorTypeNode>(type);
-  auto* named = tensor ? ast::as<ast::NamedTypeNode>(tensor->dtype) : nullptr;
-  if (!named || named->path.size() != 1) return "";
-  return named->path.front().name;
-}
+// Sub-blocks nested deeper than this are a cycle or a hostile program (as
+// in the manifest, which stops at the same depth).
+constexpr size_t kMaxDepth = 64;
 
-std::optional<ast::ScalarType> evaluateDType(const ast::TypeNode* type, const GenericBindings& bindings) {
-  auto* tensor = ast::as<ast::TensorTypeNode>(type);
-  const ast::TypeNode* dtype = tensor ? tensor->dtype : type;
-  if (auto* scalar = ast::as<ast::ScalarTypeNode>(dtype)) return scalar->scalar;
-  if (auto* named = ast::as<ast::NamedTypeNode>(dtype); named && named->path.size() == 1) {
-    auto it = bindings.find(named->path.front().name);
-    if (it != bindings.end() && it->second.dtype) return it->second.dtype;
+// The checker's type of a parameter, buffer or state member, in the root
+// block's generics: what binding evaluates, never the AST.
+struct MemberType {
+  check::Type type;                    // without the outer `?`; Error when unchecked
+  std::vector<shape::DimExpr> repeat;  // array lengths, outermost first
+};
+
+// Every member below `block`, keyed by its manifest path. `args` takes the
+// block's generics to the root's (empty for the root itself).
+void collectMemberTypes(const check::CheckedProgram& checked, const ast::BlockItem& block,
+                        const check::Substitution& args, const std::string& prefix,
+                        const std::vector<shape::DimExpr>& repeat, size_t depth,
+                        std::map<std::string, MemberType>& out) {
+  const check::CheckedBlock* typed = checked.blockOf(&block);
+  if (!typed || depth > kMaxDepth) return;
+  for (const ast::Item* item : block.body) {
+    auto* member = ast::as<ast::MemberItem>(item);
+    if (!member) continue;
+    auto it = typed->members.find(member);
+    if (it == typed->members.end()) continue;
+    check::Type type = check::instantiate(it->second, args);
+    if (type.kind() == check::TypeKind::Optional) type = type.optionalInner();
+    if (member->member != ast::MemberKind::Sub) {
+      out[prefix + member->name.name] = MemberType{type, repeat};
+      continue;
+    }
+    std::vector<shape::DimExpr> childRepeat = repeat;
+    std::string childPrefix = prefix + member->name.name;
+    if (type.kind() == check::TypeKind::BlockArray) {
+      childRepeat.push_back(type.arrayCount());
+      childPrefix += "[*]";
+    } else if (type.kind() != check::TypeKind::Block) {
+      continue;
+    }
+    // The instance's arguments are in the root's generics already:
+    // instantiate() carried them through `args`.
+    const check::BlockInstance& instance = *type.blockInstance();
+    collectMemberTypes(checked, *instance.block, instance.args, childPrefix + ".", childRepeat, depth + 1, out);
   }
-  return std::nullopt;
 }
 
-// value = a * var + b, with at most one unbound generic.
+// The checked type of each manifest entry, in the manifest's order.
+std::vector<MemberType> memberTypes(const check::CheckedProgram& checked, const manifest::BlockManifest& manifest) {
+  std::map<std::string, MemberType> byPath;
+  collectMemberTypes(checked, *manifest.block.block, {}, "", {}, 0, byPath);
+  std::vector<MemberType> out;
+  for (const manifest::ManifestEntry& entry : manifest.entries) {
+    auto it = byPath.find(entry.path);
+    out.push_back(it != byPath.end() ? it->second : MemberType{});
+  }
+  return out;
+}
+
+// value = a * var + b: a dimension with one unbound generic, linearly.
 struct Linear {
-  std::string var;
+  shape::Atom var;
   int64_t a = 0;
   int64_t b = 0;
 };
 
-std::optional<Linear> linearize(const ast::Expr* expr, const GenericBindings& bindings) {
-  if (auto value = evaluateDim(expr, bindings)) return Linear{"", 0, *value};
-  if (auto* name = ast::as<ast::NameExpr>(expr)) return Linear{name->name.name, 1, 0};
-  if (auto* paren = ast::as<ast::ParenExpr>(expr)) return linearize(paren->inner, bindings);
-  auto* binary = ast::as<ast::BinaryExpr>(expr);
-  if (!binary) return std::nullopt;
-  auto lhs = linearize(binary->lhs, bindings);
-  auto rhs = linearize(binary->rhs, bindings);
-  if (!lhs || !rhs) return std::nullopt;
-  Linear out;
-  switch (binary->op) {
-    case ast::BinaryOp::Add:
-    case ast::BinaryOp::Sub: {
-      if (!lhs->var.empty() && !rhs->var.empty() && lhs->var != rhs->var) return std::nullopt;
-      out.var = lhs->var.empty() ? rhs->var : lhs->var;
-      int64_t sign = binary->op == ast::BinaryOp::Add ? 1 : -1;
-      int64_t ra = 0, rb = 0;
-      if (__builtin_mul_overflow(rhs->a, sign, &ra) || __builtin_mul_overflow(rhs->b, sign, &rb) ||
-          __builtin_add_overflow(lhs->a, ra, &out.a) || __builtin_add_overflow(lhs->b, rb, &out.b))
-        return std::nullopt;
-      return out;
-    }
-    case ast::BinaryOp::Mul: {
-      const Linear* constant = lhs->var.empty() ? &*lhs : rhs->var.empty() ? &*rhs : nullptr;
-      if (!constant) return std::nullopt;
-      const Linear* other = constant == &*lhs ? &*rhs : &*lhs;
-      out.var = other->var;
-      if (__builtin_mul_overflow(other->a, constant->b, &out.a) ||
-          __builtin_mul_overflow(other->b, constant->b, &out.b))
-        return std::nullopt;
-      return out;
-    }
-    default:
-      return std::nullopt;
-  }
+// `dim` with the bound generics replaced by their values, when what remains
+// is linear in one symbol (`3 * H`, `H + 1`, `2 * (H - 1)`). `H / 2` is not:
+// both 2e and 2e + 1 give the extent e.
+std::optional<Linear> linearIn(const shape::DimExpr& dim, const shape::Values& values) {
+  shape::Bindings known;
+  for (const auto& [id, value] : values.dims) known.dims[id] = shape::DimExpr::constant(value);
+  shape::DimExpr rest = shape::instantiate(dim, known);
+  if (rest.overflowed() || rest.terms().size() != 1) return std::nullopt;
+  const shape::Term& term = rest.terms().front();
+  if (term.monomial.size() != 1 || term.monomial.front().power != 1) return std::nullopt;
+  const shape::Atom& var = term.monomial.front().atom;
+  if (var.kind() != shape::AtomKind::Symbol) return std::nullopt;
+  return Linear{var, term.coefficient, rest.constantTerm()};
 }
 
-// Each extent of `tensor` under `bindings`; -1 where it cannot be evaluated
-// (an unbound generic, a pack). `known` tells whether every extent is >= 0.
-std::vector<int64_t> evaluateShape(const ast::TensorTypeNode& tensor, const GenericBindings& bindings,
-                                   bool& known) {
+// Each extent as the binder reports it: -1 where it cannot be evaluated.
+// `known` tells whether every extent is >= 0.
+std::vector<int64_t> concreteShape(const check::Type& tensor, const shape::Values& values, bool& known) {
   std::vector<int64_t> shape;
   known = true;
-  for (const ast::ShapeElement& element : tensor.shape) {
-    std::optional<int64_t> extent = element.isPack() ? std::nullopt : evaluateDim(element.dim, bindings);
+  for (std::optional<int64_t> extent : evaluateShape(tensor, values)) {
     known = known && extent && *extent >= 0;
     shape.push_back(extent.value_or(-1));
   }
@@ -145,7 +160,8 @@ class Binder {
   Binder(const BindInputs& inputs, DiagnosticEmitter& diagnostics)
       : inputs_(inputs), manifest_(*inputs.manifest), checkpoint_(*inputs.checkpoint),
         block_(*manifest_.block.block), blockName_(manifest_.block.qualifiedName()),
-        diagnostics_(diagnostics) {}
+        diagnostics_(diagnostics), typedBlock_(inputs.checked->blockOf(&block_)),
+        types_(memberTypes(*inputs.checked, manifest_)) {}
 
   std::optional<BoundModel> run();
 
@@ -182,6 +198,20 @@ class Binder {
       if (g.name.name == name) return &g;
     return nullptr;
   }
+  // The root generic a symbol of the checked types stands for.
+  const ast::GenericParam* generic(const shape::Atom& symbol) const {
+    if (symbol.kind() != shape::AtomKind::Symbol) return nullptr;
+    for (const ast::GenericParam& g : block_.generics)
+      if (check::symbolIdOf(g) == symbol.id()) return &g;
+    return nullptr;
+  }
+  // A dtype generic of the root block (not one a sub-block left unbound).
+  const ast::GenericParam* generic(const check::DType& dtype) const {
+    for (const ast::GenericParam& g : block_.generics)
+      if (&g == dtype.generic) return &g;
+    return nullptr;
+  }
+  shape::Values values() const { return dimValues(block_, model_.generics); }
 
   const BindInputs& inputs_;
   const manifest::BlockManifest& manifest_;
@@ -189,6 +219,8 @@ class Binder {
   const ast::BlockItem& block_;
   std::string blockName_;
   DiagnosticEmitter& diagnostics_;
+  const check::CheckedBlock* typedBlock_;  // null only for a block the checker did not reach
+  std::vector<MemberType> types_;          // per manifest entry
   BindingFiles files_;
   std::vector<const PathTemplate*> templates_;  // per manifest entry; null: the path itself
   BoundModel model_;
@@ -226,9 +258,10 @@ std::string Binder::tensorNameFor(size_t entry, const std::vector<int64_t>& indi
 void Binder::solveArrayLengths() {
   for (size_t i = 0; i < manifest_.entries.size(); ++i) {
     const manifest::ManifestEntry& entry = manifest_.entries[i];
-    if (entry.kind == ast::MemberKind::State || entry.repeat.empty()) continue;
-    auto* name = ast::as<ast::NameExpr>(entry.repeat.front());
-    if (!name || isBound(name->name.name) || !generic(name->name.name)) continue;
+    if (entry.kind == ast::MemberKind::State || types_[i].repeat.empty()) continue;
+    std::optional<shape::Atom> length = types_[i].repeat.front().asAtom();
+    const ast::GenericParam* g = length ? generic(*length) : nullptr;
+    if (!g || isBound(g->name.name)) continue;
     // Count over every non-state entry of the same array (same first level).
     std::string arrayPrefix = entry.path.substr(0, entry.path.find("[*]"));
     int64_t count = 0;
@@ -245,36 +278,36 @@ void Binder::solveArrayLengths() {
       if (!any) break;
       ++count;
     }
-    bindGeneric(name->name.name, BoundValue{count, std::nullopt},
+    bindGeneric(g->name.name, BoundValue{count, std::nullopt},
                 "the number of `" + arrayPrefix + "` elements in the checkpoint");
   }
 }
 
-// Repeatedly: a dimension written with one unbound generic, linearly, is
-// solved from the bound tensor's extent.
+// Repeatedly: a dimension of the checked type with one unbound generic,
+// linearly, is solved from the bound tensor's extent.
 void Binder::solveDimensions() {
   bool progress = true;
   while (progress) {
     progress = false;
     for (size_t i = 0; i < manifest_.entries.size(); ++i) {
       const manifest::ManifestEntry& entry = manifest_.entries[i];
-      auto* tensorType = ast::as<ast::TensorTypeNode>(entry.type);
-      if (entry.kind == ast::MemberKind::State || !tensorType) continue;
+      const check::Type& type = types_[i].type;
+      if (entry.kind == ast::MemberKind::State || !type.isTensor()) continue;
       std::vector<int64_t> first(entry.repeat.size(), 0);
       std::string tensorName = tensorNameFor(i, first);
       const rt::TensorView* tensor = checkpoint_.find(tensorName);
-      if (!tensor || tensor->shape.size() != tensorType->shape.size()) continue;
-      for (size_t d = 0; d < tensorType->shape.size(); ++d) {
-        const ast::ShapeElement& element = tensorType->shape[d];
-        if (element.isPack()) continue;
-        std::optional<Linear> linear = linearize(element.dim, model_.generics);
-        if (!linear || linear->var.empty() || linear->a == 0 || !generic(linear->var)) continue;
-        if (generic(linear->var)->constraint != ast::GenericKind::Dim) continue;
+      if (!tensor || tensor->shape.size() != type.shape().size()) continue;
+      for (size_t d = 0; d < type.shape().size(); ++d) {
+        const auto* dim = std::get_if<shape::DimExpr>(&type.shape()[d]);
+        if (!dim) continue;
+        std::optional<Linear> linear = linearIn(*dim, values());
+        const ast::GenericParam* g = linear ? generic(linear->var) : nullptr;
+        if (!g || g->constraint != ast::GenericKind::Dim || isBound(g->name.name)) continue;
         int64_t extent = tensor->shape[d];
         int64_t numerator = 0;
         if (__builtin_sub_overflow(extent, linear->b, &numerator)) continue;
         if (numerator % linear->a != 0 || numerator / linear->a < 0) continue;  // reported by the shape check
-        bindGeneric(linear->var, BoundValue{numerator / linear->a, std::nullopt},
+        bindGeneric(g->name.name, BoundValue{numerator / linear->a, std::nullopt},
                     "dimension " + std::to_string(d) + " of `" + tensorName + "`");
         progress = true;
       }
@@ -286,15 +319,16 @@ void Binder::solveDimensions() {
 void Binder::solveDTypes() {
   for (size_t i = 0; i < manifest_.entries.size(); ++i) {
     const manifest::ManifestEntry& entry = manifest_.entries[i];
-    std::string name = dtypeGenericName(entry.type);
-    if (entry.kind == ast::MemberKind::State || name.empty() || isBound(name) || !generic(name)) continue;
+    const check::Type& type = types_[i].type;
+    const ast::GenericParam* g = type.isTensor() ? generic(type.dtype()) : nullptr;
+    if (entry.kind == ast::MemberKind::State || !g || isBound(g->name.name)) continue;
     std::vector<int64_t> first(entry.repeat.size(), 0);
     std::string tensorName = tensorNameFor(i, first);
     const rt::TensorView* tensor = checkpoint_.find(tensorName);
     if (!tensor) continue;
     std::optional<ast::ScalarType> dtype = scalarOf(tensor->dtype);
     if (!dtype) continue;
-    bindGeneric(name, BoundValue{std::nullopt, dtype}, "the dtype of `" + tensorName + "`");
+    bindGeneric(g->name.name, BoundValue{std::nullopt, dtype}, "the dtype of `" + tensorName + "`");
   }
 }
 
@@ -355,12 +389,19 @@ void Binder::applyConfigAndDefaults() {
     }
     bindGeneric(name, *value, "the default in generics.json");
   }
+  // The declared defaults as the checker read them; one may use the
+  // generics before it (`Inner: Dim = 4 * H`).
+  if (!typedBlock_) return;
+  const check::Substitution& defaults = typedBlock_->defaults;
   for (const ast::GenericParam& g : block_.generics) {
-    if (isBound(g.name.name) || !g.defaultValue) continue;
-    if (auto* scalar = ast::as<ast::ScalarTypeNode>(g.defaultValue->type))
-      bindGeneric(g.name.name, BoundValue{std::nullopt, scalar->scalar}, "its declared default");
-    else if (auto value = evaluateDim(g.defaultValue->expr, model_.generics))
-      bindGeneric(g.name.name, BoundValue{value, std::nullopt}, "its declared default");
+    if (isBound(g.name.name)) continue;
+    if (auto d = defaults.dtypes.find(&g); d != defaults.dtypes.end()) {
+      if (auto dtype = evaluateDType(d->second, model_.generics))
+        bindGeneric(g.name.name, BoundValue{std::nullopt, dtype}, "its declared default");
+    } else if (auto dim = defaults.shapes.dims.find(check::symbolIdOf(g)); dim != defaults.shapes.dims.end()) {
+      if (auto value = evaluateDim(dim->second, values()))
+        bindGeneric(g.name.name, BoundValue{value, std::nullopt}, "its declared default");
+    }
   }
 }
 
@@ -406,8 +447,12 @@ bool Binder::enumerate(size_t entry, std::vector<std::vector<int64_t>>& out) {
   const manifest::ManifestEntry& e = manifest_.entries[entry];
   std::vector<int64_t> lengths;
   int64_t total = 1;
-  for (const ast::Expr* length : e.repeat) {
-    std::optional<int64_t> value = evaluateDim(length, model_.generics);
+  shape::Values values = this->values();
+  for (size_t level = 0; level < e.repeat.size(); ++level) {
+    const ast::Expr* length = e.repeat[level];  // as written, for the messages
+    const std::vector<shape::DimExpr>& checked = types_[entry].repeat;
+    std::optional<int64_t> value =
+        level < checked.size() ? evaluateDim(checked[level], values) : std::nullopt;
     if (!value || *value < 0 || *value > kMaxArrayLength) {
       diagnostics_.emit(DiagnosticKind::InvalidBindingValue, Span{}, ast::printExpr(length), "Dim",
                         value ? std::to_string(*value) : "?",
@@ -467,18 +512,19 @@ void Binder::bindTensors(BoundModel& model) {
   for (size_t i = 0; i < manifest_.entries.size(); ++i) {
     const manifest::ManifestEntry& entry = manifest_.entries[i];
     if (entry.kind == ast::MemberKind::State) continue;
-    auto* tensorType = ast::as<ast::TensorTypeNode>(entry.type);
+    const check::Type& type = types_[i].type;
     std::vector<std::vector<int64_t>> all;
-    if (!tensorType || !enumerate(i, all)) {
+    if (!type.isTensor() || !enumerate(i, all)) {
       ok_ = false;
       continue;
     }
     bool shapeKnown = false;
-    std::vector<int64_t> shape = evaluateShape(*tensorType, model_.generics, shapeKnown);
-    std::optional<ast::ScalarType> dtype = evaluateDType(entry.type, model_.generics);
-    std::string declared = ast::printType(entry.type);
+    std::vector<int64_t> shape = concreteShape(type, values(), shapeKnown);
+    std::optional<ast::ScalarType> dtype = evaluateDType(type.dtype(), model_.generics);
+    std::string declared = ast::printType(entry.type);  // as written, generics substituted
     std::string expected = describeShape(shape, dtype ? ast::scalarTypeName(*dtype) : "?");
-    std::string dtypeGeneric = dtypeGenericName(entry.type);
+    const ast::GenericParam* dtypeParam = generic(type.dtype());
+    std::string dtypeGeneric = dtypeParam ? dtypeParam->name.name : "";
     bool dtypeOverridden = !dtypeGeneric.empty() && sources_[dtypeGeneric] == "--bind";
     for (const std::vector<int64_t>& indices : all) {
       std::string path = concretePath(entry.path, indices);
@@ -558,19 +604,19 @@ void Binder::sizeState(BoundModel& model) {
   for (size_t i = 0; i < manifest_.entries.size(); ++i) {
     const manifest::ManifestEntry& entry = manifest_.entries[i];
     if (entry.kind != ast::MemberKind::State) continue;
-    auto* tensorType = ast::as<ast::TensorTypeNode>(entry.type);
+    const check::Type& type = types_[i].type;
     std::vector<std::vector<int64_t>> all;
-    if (!tensorType || !enumerate(i, all)) {
+    if (!type.isTensor() || !enumerate(i, all)) {
       ok_ = false;
       continue;
     }
     bool shapeKnown = false;
-    std::vector<int64_t> shape = evaluateShape(*tensorType, model_.generics, shapeKnown);
+    std::vector<int64_t> shape = concreteShape(type, values(), shapeKnown);
     uint64_t elements = 1;
     bool overflow = !shapeKnown;
     for (int64_t extent : shape)
       overflow = overflow || __builtin_mul_overflow(elements, static_cast<uint64_t>(extent), &elements);
-    std::optional<ast::ScalarType> dtype = evaluateDType(entry.type, model_.generics);
+    std::optional<ast::ScalarType> dtype = evaluateDType(type.dtype(), model_.generics);
     uint64_t bytes = 0;
     if (overflow || !dtype || __builtin_mul_overflow(elements, scalarSize(*dtype), &bytes)) {
       diagnostics_.emit(DiagnosticKind::StateTooLarge, Span{}, blockName_ + "." + entry.path,
@@ -598,7 +644,8 @@ std::optional<BoundModel> Binder::run() {
   applyConfigAndDefaults();
   checkConstants();
   if (!ok_ || !checkAllSolved()) return std::nullopt;
-  if (!checkWhereClauses(block_, blockName_, model_.generics, diagnostics_)) return std::nullopt;
+  if (typedBlock_ && !checkWhereClauses(*typedBlock_, blockName_, model_.generics, diagnostics_))
+    return std::nullopt;
   BoundModel model;
   model.generics = model_.generics;
   bindTensors(model);

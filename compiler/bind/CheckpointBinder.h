@@ -1,10 +1,14 @@
 // CheckpointBinder: binds a Hugging Face checkpoint to a model's root block
-// (spec chapter 10). Starting from the block's parameter manifest it
+// (spec chapter 10). Starting from the block's parameter manifest (paths,
+// array levels, optionality, the types as written for messages) and the
+// checker's type of each member (what is evaluated: dims are DimExprs in the
+// root block's generics) it
 //   1. maps each parameter path to a tensor name through the package's
 //      `bindings.json` (a flat object, `{i}` placeholders for array indices;
 //      a path with no entry is looked up under its own name),
 //   2. solves the root generics: `--bind` overrides first, then array lengths
-//      and tensor dimensions from the bound tensors' shapes, then the
+//      and tensor dimensions from the bound tensors' shapes (a checked
+//      dimension linear in one unbound generic), then the
 //      package's `generics.json` (`config`: generic -> config.json key,
 //      `defaults`: generic -> value), and the dtype generic from the tensors,
 //   3. compares config.json with the constants the package's
@@ -24,6 +28,7 @@
 #include <vector>
 
 #include "compiler/bind/GenericValues.h"
+#include "compiler/check/TypedIR.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/manifest/ParameterManifest.h"
 #include "compiler/modules/Program.h"
@@ -58,6 +63,7 @@ struct BoundModel {
 
 struct BindInputs {
   const manifest::BlockManifest* manifest = nullptr;
+  const check::CheckedProgram* checked = nullptr;  // the checked program the manifest's block is in
   std::string packageDir;           // holds bindings.json, generics.json, constants.json
   const Program* program = nullptr; // whose constants constants.json names; null: not compared
   const rt::Checkpoint* checkpoint = nullptr;

@@ -1,4 +1,5 @@
-// GenericValues: generic values, their checks, and dimension evaluation.
+// GenericValues: generic values, their checks, and the evaluation of the
+// checker's types under them.
 #include "compiler/bind/GenericValues.h"
 
 #include <charconv>
@@ -35,90 +36,33 @@ std::string dtypeViolation(ast::GenericKind kind, ast::ScalarType type) {
   return "";
 }
 
-namespace {
-
-std::optional<int64_t> checkedOp(ast::BinaryOp op, int64_t a, int64_t b) {
-  int64_t r = 0;
-  switch (op) {
-    case ast::BinaryOp::Add: if (__builtin_add_overflow(a, b, &r)) return std::nullopt; return r;
-    case ast::BinaryOp::Sub: if (__builtin_sub_overflow(a, b, &r)) return std::nullopt; return r;
-    case ast::BinaryOp::Mul: if (__builtin_mul_overflow(a, b, &r)) return std::nullopt; return r;
-    case ast::BinaryOp::Div: if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt; return a / b;
-    case ast::BinaryOp::Rem: if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt; return a % b;
-    case ast::BinaryOp::Eq: return a == b;
-    case ast::BinaryOp::Ne: return a != b;
-    case ast::BinaryOp::Lt: return a < b;
-    case ast::BinaryOp::Le: return a <= b;
-    case ast::BinaryOp::Gt: return a > b;
-    case ast::BinaryOp::Ge: return a >= b;
-    case ast::BinaryOp::Or:
-    case ast::BinaryOp::And:
-    case ast::BinaryOp::BitOr:
-    case ast::BinaryOp::BitXor:
-    case ast::BinaryOp::BitAnd: return std::nullopt;
+shape::Values dimValues(const ast::BlockItem& block, const GenericBindings& bindings) {
+  shape::Values values;
+  for (const ast::GenericParam& g : block.generics) {
+    auto it = bindings.find(g.name.name);
+    if (it != bindings.end() && it->second.dim) values.dims[check::symbolIdOf(g)] = *it->second.dim;
   }
-  return std::nullopt;
+  return values;
 }
 
-}  // namespace
+std::optional<int64_t> evaluateDim(const shape::DimExpr& dim, const shape::Values& values) {
+  return shape::evaluate(dim, values).value;
+}
 
-std::optional<int64_t> evaluateDim(const ast::Expr* expr, const GenericBindings& bindings) {
-  if (!expr) return std::nullopt;
-  switch (expr->kind) {
-    case ast::ExprKind::IntLiteral:
-      return static_cast<int64_t>(ast::as<ast::IntLiteralExpr>(expr)->value);
-    case ast::ExprKind::Name: {
-      auto it = bindings.find(ast::as<ast::NameExpr>(expr)->name.name);
-      if (it == bindings.end() || !it->second.dim) return std::nullopt;
-      return it->second.dim;
-    }
-    case ast::ExprKind::Paren:
-      return evaluateDim(ast::as<ast::ParenExpr>(expr)->inner, bindings);
-    case ast::ExprKind::Unary: {
-      auto* unary = ast::as<ast::UnaryExpr>(expr);
-      auto value = evaluateDim(unary->operand, bindings);
-      if (!value || unary->op == ast::UnaryOp::Not) return std::nullopt;
-      if (unary->op == ast::UnaryOp::Negate) {
-        if (*value == INT64_MIN) return std::nullopt;
-        return -*value;
-      }
-      return value;
-    }
-    case ast::ExprKind::Binary: {
-      auto* binary = ast::as<ast::BinaryExpr>(expr);
-      auto lhs = evaluateDim(binary->lhs, bindings);
-      auto rhs = evaluateDim(binary->rhs, bindings);
-      if (!lhs || !rhs) return std::nullopt;
-      return checkedOp(binary->op, *lhs, *rhs);
-    }
-    case ast::ExprKind::Call: {
-      // min(a, b) and max(a, b) on dimensions.
-      auto* call = ast::as<ast::CallExpr>(expr);
-      auto* callee = ast::as<ast::NameExpr>(call->callee);
-      if (!callee || call->args.size() != 2 || call->hasGenericArgs) return std::nullopt;
-      auto a = evaluateDim(call->args[0].value, bindings);
-      auto b = evaluateDim(call->args[1].value, bindings);
-      if (!a || !b) return std::nullopt;
-      if (callee->name.name == "min") return std::min(*a, *b);
-      if (callee->name.name == "max") return std::max(*a, *b);
-      return std::nullopt;
-    }
-    case ast::ExprKind::FloatLiteral:
-    case ast::ExprKind::StringLiteral:
-    case ast::ExprKind::BoolLiteral:
-    case ast::ExprKind::NoneLiteral:
-    case ast::ExprKind::Some:
-    case ast::ExprKind::Index:
-    case ast::ExprKind::Member:
-    case ast::ExprKind::Tuple:
-    case ast::ExprKind::ShapeLiteral:
-    case ast::ExprKind::Reduction:
-    case ast::ExprKind::If:
-    case ast::ExprKind::Match:
-    case ast::ExprKind::ForScan:
-      return std::nullopt;
+std::vector<std::optional<int64_t>> evaluateShape(const check::Type& tensor, const shape::Values& values) {
+  std::vector<std::optional<int64_t>> shape;
+  for (const shape::ShapeDim& d : tensor.shape()) {
+    const auto* dim = std::get_if<shape::DimExpr>(&d);
+    shape.push_back(dim ? evaluateDim(*dim, values) : std::nullopt);
   }
-  return std::nullopt;
+  return shape;
+}
+
+std::optional<ast::ScalarType> evaluateDType(const check::DType& dtype, const GenericBindings& bindings) {
+  if (!dtype.isGeneric()) return dtype.scalar;
+  auto it = bindings.find(dtype.generic->name.name);
+  if (it == bindings.end()) return std::nullopt;
+  return it->second.dtype;
 }
 
 std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
@@ -184,22 +128,47 @@ std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
   return bindings;
 }
 
-bool checkWhereClauses(const ast::BlockItem& block, std::string_view blockName,
+namespace {
+
+bool holds(shape::Relation relation, int64_t lhs, int64_t rhs) {
+  switch (relation) {
+    case shape::Relation::Equal: return lhs == rhs;
+    case shape::Relation::NotEqual: return lhs != rhs;
+    case shape::Relation::Less: return lhs < rhs;
+    case shape::Relation::LessEqual: return lhs <= rhs;
+    case shape::Relation::Greater: return lhs > rhs;
+    case shape::Relation::GreaterEqual: return lhs >= rhs;
+  }
+  return false;
+}
+
+// The clause as written: the checker's DimExprs print in canonical form.
+const ast::Constraint* writtenClause(const ast::BlockItem& block, Span span) {
+  for (const ast::Constraint& constraint : block.where)
+    if (constraint.span.file == span.file && constraint.span.begin == span.begin &&
+        constraint.span.end == span.end)
+      return &constraint;
+  return nullptr;
+}
+
+}  // namespace
+
+bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockName,
                        const GenericBindings& bindings, DiagnosticEmitter& diagnostics) {
+  shape::Values values = dimValues(*block.item, bindings);
   bool ok = true;
-  for (const ast::Constraint& constraint : block.where) {
-    auto lhs = evaluateDim(constraint.lhs, bindings);
-    auto rhs = evaluateDim(constraint.rhs, bindings);
+  for (const check::WhereClause& clause : block.where) {
+    auto lhs = evaluateDim(clause.lhs, values);
+    auto rhs = evaluateDim(clause.rhs, values);
     if (!lhs || !rhs) continue;  // not every generic it names is bound
-    auto holds = checkedOp(constraint.relation, *lhs, *rhs);
-    if (holds && *holds) continue;
-    std::string text = ast::printExpr(constraint.lhs) + " " +
-                       std::string(ast::binaryOpSpelling(constraint.relation)) + " " +
-                       ast::printExpr(constraint.rhs);
+    if (holds(clause.relation, *lhs, *rhs)) continue;
+    std::string relation(shape::spelling(clause.relation));
+    const ast::Constraint* written = writtenClause(*block.item, clause.span);
+    std::string text = written ? ast::printExpr(written->lhs) + " " + relation + " " + ast::printExpr(written->rhs)
+                               : clause.lhs.str() + " " + relation + " " + clause.rhs.str();
     diagnostics.emit(DiagnosticKind::BindingViolatesWhere, Span{}, text, blockName)
-        .secondary(constraint.span, "declared here")
-        .note(std::to_string(*lhs) + " " + std::string(ast::binaryOpSpelling(constraint.relation)) +
-              " " + std::to_string(*rhs) + " is false");
+        .secondary(clause.span, "declared here")
+        .note(std::to_string(*lhs) + " " + relation + " " + std::to_string(*rhs) + " is false");
     ok = false;
   }
   return ok;

@@ -1,7 +1,10 @@
 // GenericValues: concrete values for a root block's generics, from the
 // command line (`--bind H=3072 --bind T=f32`) or solved from a checkpoint,
 // checked against each generic's kind and the block's `where` clauses, and
-// the evaluation of dimension expressions under them.
+// the evaluation of the checker's types under them. Dimensions are read from
+// the typed IR (`shape::DimExpr`, in the root block's generics), never from
+// the AST: the checker is the one place that interprets a written dimension,
+// and shape::evaluate the one place that computes its value.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/check/TypedIR.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/parse/AST.h"
+#include "compiler/shape/DimExpr.h"
 
 namespace linnet::bind {
 
@@ -30,16 +35,27 @@ std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
                                                   const std::vector<std::string>& binds,
                                                   DiagnosticEmitter& diagnostics);
 
-// Reports every `where` clause of `block` whose generics are all bound and
-// which evaluates to false; returns whether all hold.
-bool checkWhereClauses(const ast::BlockItem& block, std::string_view blockName,
+// Reports every `where` clause of the checked `block` whose generics are all
+// bound and which evaluates to false; returns whether all hold.
+bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockName,
                        const GenericBindings& bindings, DiagnosticEmitter& diagnostics);
 
 // Why `type` does not satisfy the dtype constraint `kind`; empty when it does.
 std::string dtypeViolation(ast::GenericKind kind, ast::ScalarType type);
 
-// Integer value of a dimension expression under `bindings`, or nullopt when a
-// name is unbound or the arithmetic is undefined (division by zero).
-std::optional<int64_t> evaluateDim(const ast::Expr* expr, const GenericBindings& bindings);
+// The Dim values of `bindings`, keyed as the shape solver knows `block`'s
+// generics (check::symbolIdOf).
+shape::Values dimValues(const ast::BlockItem& block, const GenericBindings& bindings);
+
+// The value of `dim` at `values`, or nullopt when it names an unbound
+// generic, divides by zero or overflows.
+std::optional<int64_t> evaluateDim(const shape::DimExpr& dim, const shape::Values& values);
+
+// Each extent of the tensor type `tensor` at `values`; nullopt where one
+// cannot be evaluated (an unbound generic, a pack).
+std::vector<std::optional<int64_t>> evaluateShape(const check::Type& tensor, const shape::Values& values);
+
+// A tensor's dtype: its scalar, or the bound value of its dtype generic.
+std::optional<ast::ScalarType> evaluateDType(const check::DType& dtype, const GenericBindings& bindings);
 
 }  // namespace linnet::bind

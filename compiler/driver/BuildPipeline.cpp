@@ -121,7 +121,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics);
   if (!root) return finishDiagnostics(common, sources, diagnostics);
   std::optional<inspect::RootBinding> binding =
-      inspect::bindRootGenerics(*program, *root, options.binds, options.checkpoint, diagnostics);
+      inspect::bindRootGenerics(*program, &checked, *root, options.binds, options.checkpoint, diagnostics);
   if (!binding) return finishDiagnostics(common, sources, diagnostics);
 
   lower::LowerInputs inputs;

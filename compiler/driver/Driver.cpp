@@ -93,7 +93,7 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
           std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics);
           if (!root) return finishDiagnostics(common, sources, diagnostics, false, false);
           view.binds.clear();
-          binding = inspect::bindRootGenerics(*program, *root, options.binds, options.checkpoint,
+          binding = inspect::bindRootGenerics(*program, &checked, *root, options.binds, options.checkpoint,
                                               diagnostics, &view.binds);
           if (!binding) return finishDiagnostics(common, sources, diagnostics, false, false);
           view.valuesBlock = root->block;
@@ -119,7 +119,14 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         page.binds = options.binds;
         page.checkpoint = options.checkpoint;
         page.memory = options.memory;
-        if (!inspect::printModelPage(*program, page, std::cout, diagnostics))
+        // Bound values are evaluated from the checker's types: a page that
+        // binds anything is of a checked program.
+        std::optional<check::CheckedProgram> checked;
+        if (!page.binds.empty() || !page.checkpoint.empty()) {
+          checked = checkProgram(*program, diagnostics);
+          if (diagnostics.hasErrors()) return finishDiagnostics(common, sources, diagnostics, false, false);
+        }
+        if (!inspect::printModelPage(*program, checked ? &*checked : nullptr, page, std::cout, diagnostics))
           return finishDiagnostics(common, sources, diagnostics, false, false);
       }
       return finishDiagnostics(common, sources, diagnostics, false, false);

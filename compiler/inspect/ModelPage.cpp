@@ -77,14 +77,14 @@ void printBlock(const BlockRef& ref, std::ostream& out) {
 
 }  // namespace
 
-bool printModelPage(const Program& program, const PageOptions& options, std::ostream& out,
-                    DiagnosticEmitter& diagnostics) {
+bool printModelPage(const Program& program, const check::CheckedProgram* checked,
+                    const PageOptions& options, std::ostream& out, DiagnosticEmitter& diagnostics) {
   std::optional<BlockRef> root = findRootBlock(program, diagnostics);
   if (!root) return false;
   // The checkpoint and the --bind values, bound exactly as the graph view
   // binds them (RootBinding.h).
   std::optional<RootBinding> binding =
-      bindRootGenerics(program, *root, options.binds, options.checkpoint, diagnostics);
+      bindRootGenerics(program, checked, *root, options.binds, options.checkpoint, diagnostics);
   if (!binding) return false;
   const std::optional<bind::GenericBindings>& bindings = binding->generics;
   if (options.memory && !binding->model) {

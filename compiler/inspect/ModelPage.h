@@ -5,13 +5,16 @@
 //   Memory    with --memory: weights and state bytes per top-level member
 //   Blocks    every block of the program (the package's own and those its
 //             `sub` members reach), sorted by name, with members and functions
-// Everything is printed from the parsed sources; nothing is stored.
+// Everything is printed from the parsed sources; nothing is stored. Bound
+// values come from the checker's types, so a page with --bind or
+// --checkpoint is made of a checked program.
 #pragma once
 
 #include <iosfwd>
 #include <string>
 #include <vector>
 
+#include "compiler/check/TypedIR.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/modules/Program.h"
 
@@ -25,7 +28,9 @@ struct PageOptions {
 
 // Returns false (with diagnostics) when the page cannot be made, e.g. no root
 // block, or a binding that names no generic or breaks a `where` clause.
-bool printModelPage(const Program& program, const PageOptions& options, std::ostream& out,
-                    DiagnosticEmitter& diagnostics);
+// `checked`: the program checked without errors; needed when `options` binds
+// anything, may be null otherwise.
+bool printModelPage(const Program& program, const check::CheckedProgram* checked,
+                    const PageOptions& options, std::ostream& out, DiagnosticEmitter& diagnostics);
 
 }  // namespace linnet::inspect

@@ -31,7 +31,8 @@ std::optional<BlockRef> findRootBlock(const Program& program, DiagnosticEmitter&
   return root;
 }
 
-std::optional<RootBinding> bindRootGenerics(const Program& program, const BlockRef& root,
+std::optional<RootBinding> bindRootGenerics(const Program& program, const check::CheckedProgram* checked,
+                                            const BlockRef& root,
                                             const std::vector<std::string>& binds,
                                             const std::string& checkpoint,
                                             DiagnosticEmitter& diagnostics,
@@ -58,7 +59,8 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const BlockR
       bind::parseBindOverrides(*root.block, root.qualifiedName(), claimed, diagnostics);
   if (!result.generics) return std::nullopt;
   if (checkpoint.empty()) {
-    if (!bind::checkWhereClauses(*root.block, root.qualifiedName(), *result.generics, diagnostics))
+    const check::CheckedBlock* block = checked ? checked->blockOf(root.block) : nullptr;
+    if (block && !bind::checkWhereClauses(*block, root.qualifiedName(), *result.generics, diagnostics))
       return std::nullopt;
     return result;
   }
@@ -74,6 +76,7 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const BlockR
       std::make_unique<manifest::BlockManifest>(manifest::buildManifest(root, *result.arena));
   bind::BindInputs inputs;
   inputs.manifest = result.manifest.get();
+  inputs.checked = checked;
   inputs.packageDir = package ? package->rootDir : std::string();
   inputs.checkpoint = result.checkpoint.get();
   inputs.program = &program;

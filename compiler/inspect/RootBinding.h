@@ -15,6 +15,7 @@
 #include "compiler/bind/CheckpointBinder.h"
 #include "compiler/bind/EntryChecks.h"
 #include "compiler/bind/GenericValues.h"
+#include "compiler/check/TypedIR.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/manifest/ParameterManifest.h"
 #include "compiler/manifest/ProgramBlocks.h"
@@ -52,12 +53,17 @@ std::optional<manifest::BlockRef> findRootBlock(const Program& program, Diagnost
 // evaluated on the --bind values alone. With neither, nothing is bound.
 // The package's checks.json is read and validated in every case.
 //
+// Binding evaluates the checker's types and `where` clauses, so `checked`
+// (the program checked without errors) must be given whenever `binds` or
+// `checkpoint` is; with neither it may be null.
+//
 // When `unclaimed` is given, a bind whose name (the text before `=`) is no
 // generic of the root block is moved there instead of being reported: the
 // graph view binds the drawn entry's own generics (`B`, `S`) itself.
 //
 // Returns nullopt after reporting every problem.
-std::optional<RootBinding> bindRootGenerics(const Program& program, const manifest::BlockRef& root,
+std::optional<RootBinding> bindRootGenerics(const Program& program, const check::CheckedProgram* checked,
+                                            const manifest::BlockRef& root,
                                             const std::vector<std::string>& binds,
                                             const std::string& checkpoint,
                                             DiagnosticEmitter& diagnostics,

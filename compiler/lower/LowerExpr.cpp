@@ -288,13 +288,22 @@ bool Lowerer::collectState(const Val& self, std::vector<TensorSlot>& out, Span a
       auto mt = checked->members.find(member);
       if (mt == checked->members.end()) return false;
       check::Type t = check::instantiate(mt->second, *self.blockSubst);
-      auto shape = t.isTensor() ? staticShape(t) : std::nullopt;
-      auto dtype = t.isTensor() && !t.dtype().isGeneric() ? std::optional(t.dtype().scalar) : std::nullopt;
-      if (!shape || !dtype || std::count(shape->begin(), shape->end(), mlir::ShapedType::kDynamic)) {
+      // Evaluated as the binder sizes state with a checkpoint (bind::
+      // evaluateShape, at the root values), so both builds agree on sizes.
+      shape::Values values = bind::dimValues(*inputs_.root.block, inputs_.generics);
+      std::vector<int64_t> shape;
+      bool known = t.isTensor();
+      if (known)
+        for (std::optional<int64_t> extent : bind::evaluateShape(t, values)) {
+          known = known && extent && *extent >= 0;
+          shape.push_back(extent.value_or(0));
+        }
+      auto dtype = t.isTensor() ? bind::evaluateDType(t.dtype(), inputs_.generics) : std::nullopt;
+      if (!known || !dtype) {
         unsupported(member->name.span, fmt::format("the state `{}`, whose size the root generics do not fix", path));
         return false;
       }
-      out.push_back(TensorSlot{path, *dtype, *shape, ""});
+      out.push_back(TensorSlot{path, *dtype, shape, ""});
     }
     if (member->member != ast::MemberKind::Sub) continue;
     auto sub = lowerMemberOfBlock(self, member->name, *self.blockModule, at);

@@ -148,7 +148,6 @@ class Lowerer {
   // The checker's type of `e` in the current frame, instantiated.
   check::Type typeOf(const ast::Expr* e) const;
   std::optional<mlir::RankedTensorType> tensorType(const check::Type& t, Span at);
-  std::optional<std::vector<int64_t>> staticShape(const check::Type& t);
   // Index values of the dynamic dims of `t`, in order.
   std::optional<std::vector<mlir::Value>> dynamicDims(const check::Type& t, Span at);
   std::optional<mlir::Value> dimValue(const shape::DimExpr& d, Span at);

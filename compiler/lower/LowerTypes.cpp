@@ -53,17 +53,6 @@ std::optional<shape::DimExpr> Lowerer::dimOfShape(const shape::ShapeDim& d, Span
   return std::nullopt;
 }
 
-std::optional<std::vector<int64_t>> Lowerer::staticShape(const check::Type& t) {
-  std::vector<int64_t> out;
-  for (const shape::ShapeDim& d : t.shape()) {
-    auto* e = std::get_if<shape::DimExpr>(&d);
-    if (!e) return std::nullopt;
-    auto c = e->constantValue();
-    out.push_back(c ? *c : mlir::ShapedType::kDynamic);
-  }
-  return out;
-}
-
 std::optional<mlir::RankedTensorType> Lowerer::tensorType(const check::Type& t, Span at) {
   if (!t.isTensor()) {
     unsupported(at, fmt::format("a value of type `{}` where a tensor is needed", check::str(t)));

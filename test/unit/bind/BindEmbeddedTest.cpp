@@ -1,11 +1,12 @@
 // Binding the embedded default checkpoint (test/data/embedded) to the phi3
-// package end to end: sources -> program -> manifest -> bound generics ->
+// package end to end: sources -> checked program -> manifest -> bound generics ->
 // weights (in place, or converted with T overridden) -> zeroed state.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "compiler/bind/Materialize.h"
+#include "compiler/check/Checker.h"
 #include "compiler/manifest/ParameterManifest.h"
 #include "compiler/modules/Program.h"
 #include "runtime/support/HalfFloat.h"
@@ -23,6 +24,8 @@ class BindEmbedded : public ::testing::Test {
     ASSERT_FALSE(diagnostics_.hasErrors());
     resolveProgram(*program_, diagnostics_);
     ASSERT_FALSE(diagnostics_.hasErrors());
+    checked_ = checkProgram(*program_, diagnostics_);
+    ASSERT_FALSE(diagnostics_.hasErrors());
     const Module* lib = program_->findModule("phi3");
     ASSERT_NE(lib, nullptr);
     auto* model = ast::as<ast::BlockItem>(lib->findItem("Model"));
@@ -36,6 +39,7 @@ class BindEmbedded : public ::testing::Test {
   std::optional<BoundModel> bind(GenericBindings overrides = {}) {
     BindInputs inputs;
     inputs.manifest = &manifest_;
+    inputs.checked = &checked_;
     inputs.packageDir = kRoot + "/models/phi3";
     inputs.checkpoint = &*checkpoint_;
     inputs.overrides = std::move(overrides);
@@ -45,6 +49,7 @@ class BindEmbedded : public ::testing::Test {
   SourceManager sources_;
   DiagnosticEmitter diagnostics_;
   std::unique_ptr<Program> program_;
+  check::CheckedProgram checked_;
   ast::Arena arena_;
   manifest::BlockManifest manifest_;
   std::optional<rt::Checkpoint> checkpoint_;
