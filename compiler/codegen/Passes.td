@@ -56,4 +56,35 @@ def LinalgToParallelLoops : Pass<"linnet-linalg-to-parallel-loops"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def ForwardArgumentResults : Pass<"linnet-forward-argument-results", "::mlir::ModuleOp"> {
+  let summary = "Drop private functions' results that are one of their buffer arguments";
+  let description = [{
+    Runs after one-shot bufferization. An outlined layer body updates the
+    state it was given in place and returns it (the lowering threads state as
+    SSA values); bufferized, that result is the argument's buffer. Every such
+    result of a private function is removed and each call's use of it takes
+    the call's operand instead, so the caller writes the state back onto
+    itself (a self-copy that folds) rather than copying the whole buffer,
+    and the deallocation pipeline has no returned argument to clone.
+    Entries (public) keep their signature: the ABI is fixed.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def AlignWhileLoops : Pass<"linnet-align-while-loops"> {
+  let summary = "Forward every before-region argument of an `scf.while` to its after region, in order";
+  let description = [{
+    Runs just before one-shot bufferization. Canonicalization drops from an
+    `scf.while`'s `scf.condition` the values the after region does not read
+    (a generation loop's `running` flag), which shifts every later value by
+    one: bufferization pairs the condition's i-th operand with the before
+    region's i-th argument, finds them unrelated and copies each carried
+    tensor (a whole key/value cache per layer per step). Where the forwarded
+    values are before-region arguments in increasing order, this pass
+    forwards all of them again (the after region takes the dropped ones as
+    unused arguments), so each carried tensor stays in one buffer.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 #endif // LINNET_CODEGEN_PASSES_TD

@@ -109,7 +109,13 @@ void addBufferizedStage(OpPassManager& pm) {
   options.setFunctionBoundaryTypeConversion(bufferization::LayoutMapOption::IdentityLayoutMap);
   options.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  pm.addPass(createAlignWhileLoops());
   pm.addPass(bufferization::createOneShotBufferizePass(options));
+  pm.addPass(createCanonicalizerPass());
+  // Before deallocation, which would clone a returned argument for ownership;
+  // after canonicalization, which folds an `scf.if` yielding the argument on
+  // both sides (a guarded state write) to the argument itself.
+  pm.addPass(createForwardArgumentResults());
   pm.addPass(createCanonicalizerPass());
   // Ownership-based deallocation: a public function's results are owned by
   // its caller, so a result that is not a fresh allocation (an argument, a

@@ -257,6 +257,10 @@ class Lowerer {
     std::string name;
     Val result;  // the structure of what it returns; its tensors are the results
     std::vector<shape::SymbolId> dims;
+    // Per tensor of `result`, then per state member: which function result
+    // it is. A value returned twice (a layer returning the state it wrote)
+    // is one result, so bufferization keeps it in place.
+    std::vector<unsigned> resultOf;
   };
   std::map<std::string, Outlined> outlined_;
   int depth_ = 0;                      // instantiation depth (recursion guard)

@@ -1,12 +1,19 @@
-// Known ops: a few `op`s of our standard library whose bodies are written
-// for clarity, not speed, get a lowering of their own with exactly the
-// body's meaning (the body stays the reference; test/parity and test/e2e
-// compare both against Hugging Face and numpy). They show in --emit linnet.
+// Known ops: the ops of `std.nn.cache` are written for clarity (each selects
+// over the whole [B, H, S, D] cache, so every decode step would rewrite all
+// of it); they get a lowering of their own with exactly the body's meaning
+// (the body stays the reference; test/parity, test/equalities and
+// test/e2e/cache-writes compare both against Hugging Face and numpy). Each is
+// a few `tensor.insert_slice`s of the written positions under `scf.if`s, so
+// bufferization updates the state buffer in place. They show in --emit linnet.
 //
-//   std.nn.cache::write_at(cache, value, at)  the body selects over the
-//       whole cache (every decode step would rewrite all of it); here it is
-//       one `tensor.insert_slice` of the new position, under an `scf.if` that
-//       keeps the cache as it is when `at` is outside 0..S, as the body does.
+//   write_at(cache, value[B,H,1,D], at)         one span of length 1
+//   write_span(cache, value[B,H,N,D], at)       positions at..at+N, clipped to 0..S
+//   write_rows(cache, value[B,H,1,D], at[B])    per row b, a span of 1 at at[b]
+//   write_slot(cache, value[1,H,N,D], slot, at) row `slot`, a span at `at`
+//   write_slots(cache, value[M,H,N,D], slots[M], at)
+//                                               for m in order (a later m wins,
+//                                               as in the body), row slots[m]
+// A row or position outside the cache writes nothing, as in the bodies.
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
@@ -15,41 +22,127 @@
 
 namespace linnet::lower {
 
+namespace {
+
+using mlir::arith::CmpIPredicate;
+
+struct SpanWriter {
+  mlir::OpBuilder& b;
+  mlir::Location l;
+
+  mlir::Value index(int64_t v) { return b.create<mlir::arith::ConstantIndexOp>(l, v); }
+  mlir::Value cmp(CmpIPredicate p, mlir::Value x, mlir::Value y) {
+    return b.create<mlir::arith::CmpIOp>(l, p, x, y);
+  }
+  // A scalar i32 (a 0-d tensor, or element `at` of a 1-d one) as an index.
+  mlir::Value read(mlir::Value tensor, mlir::ValueRange at = {}) {
+    mlir::Value v = b.create<mlir::tensor::ExtractOp>(l, tensor, at);
+    return b.create<mlir::arith::IndexCastOp>(l, b.getIndexType(), v);
+  }
+
+  // `cache` with positions at..at+N (clipped to 0..S) of `rows` rows from
+  // cacheRow replaced by those of `value` from valueRow; unchanged when
+  // nothing lies inside (or `cacheRow` is outside 0..B).
+  mlir::Value write(mlir::Value cache, mlir::Value value, mlir::Value cacheRow, mlir::Value valueRow,
+                    mlir::OpFoldResult rows, mlir::Value at, bool checkRow) {
+    mlir::Value zero = index(0);
+    mlir::Value length = b.create<mlir::tensor::DimOp>(l, cache, 2);
+    mlir::Value span = b.create<mlir::tensor::DimOp>(l, value, 2);
+    // Index arithmetic is 64-bit: at + N cannot wrap for an i32 `at`.
+    mlir::Value lo = b.create<mlir::arith::MaxSIOp>(l, at, zero);
+    mlir::Value end = b.create<mlir::arith::AddIOp>(l, at, span);
+    mlir::Value hi = b.create<mlir::arith::MinSIOp>(l, end, length);
+    mlir::Value inside = cmp(CmpIPredicate::slt, lo, hi);
+    if (checkRow) {
+      mlir::Value batch = b.create<mlir::tensor::DimOp>(l, cache, 0);
+      inside = b.create<mlir::arith::AndIOp>(l, inside, cmp(CmpIPredicate::sge, cacheRow, zero));
+      inside = b.create<mlir::arith::AndIOp>(l, inside, cmp(CmpIPredicate::slt, cacheRow, batch));
+    }
+    auto type = mlir::cast<mlir::RankedTensorType>(cache.getType());
+    auto op = b.create<mlir::scf::IfOp>(l, mlir::TypeRange{type}, inside, /*withElseRegion=*/true);
+    mlir::OpBuilder::InsertPoint after = b.saveInsertionPoint();
+    for (mlir::Region* r : {&op.getThenRegion(), &op.getElseRegion()})
+      if (r->empty()) b.createBlock(r);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    // A single position (write_at, write_rows) that lies inside is whole:
+    // static sizes keep the slice a plain copy of H x D.
+    bool single = mlir::cast<mlir::RankedTensorType>(value.getType()).getDimSize(2) == 1;
+    mlir::OpFoldResult count = single ? mlir::OpFoldResult(b.getIndexAttr(1))
+                                      : mlir::OpFoldResult(b.create<mlir::arith::SubIOp>(l, hi, lo).getResult());
+    mlir::OpFoldResult from = single ? mlir::OpFoldResult(b.getIndexAttr(0))
+                                     : mlir::OpFoldResult(b.create<mlir::arith::SubIOp>(l, lo, at).getResult());
+    llvm::SmallVector<mlir::OpFoldResult> sizes{rows, mlir::tensor::getMixedSize(b, l, value, 1), count,
+                                                mlir::tensor::getMixedSize(b, l, value, 3)};
+    llvm::SmallVector<mlir::OpFoldResult> strides(4, b.getIndexAttr(1));
+    llvm::SmallVector<mlir::OpFoldResult> source{valueRow, b.getIndexAttr(0), from, b.getIndexAttr(0)};
+    llvm::SmallVector<mlir::OpFoldResult> target{cacheRow, b.getIndexAttr(0), lo, b.getIndexAttr(0)};
+    auto sliceType = mlir::tensor::ExtractSliceOp::inferResultType(
+        mlir::cast<mlir::RankedTensorType>(value.getType()), source, sizes, strides);
+    mlir::Value part = b.create<mlir::tensor::ExtractSliceOp>(l, sliceType, value, source, sizes, strides);
+    mlir::Value written = b.create<mlir::tensor::InsertSliceOp>(l, part, cache, target, sizes, strides);
+    b.create<mlir::scf::YieldOp>(l, written);
+    b.setInsertionPointToStart(&op.getElseRegion().front());
+    b.create<mlir::scf::YieldOp>(l, cache);
+    b.restoreInsertionPoint(after);
+    return op.getResult(0);
+  }
+
+  // for i in 0..count: cache = body(cache, i), in order.
+  template <typename Body>
+  mlir::Value loop(mlir::Value cache, mlir::Value count, Body body) {
+    auto op = b.create<mlir::scf::ForOp>(l, index(0), count, index(1), mlir::ValueRange{cache});
+    mlir::OpBuilder::InsertPoint after = b.saveInsertionPoint();
+    b.setInsertionPointToStart(op.getBody());
+    mlir::Value next = body(op.getRegionIterArgs()[0], op.getInductionVar());
+    b.create<mlir::scf::YieldOp>(l, next);
+    b.restoreInsertionPoint(after);
+    return op.getResult(0);
+  }
+};
+
+int64_t rank(const Val& v) { return mlir::cast<mlir::RankedTensorType>(v.value.getType()).getRank(); }
+
+}  // namespace
+
 Result Lowerer::lowerKnownOp(const ast::FunctionItem& f, const Frame& callee, Span at) {
   if (f.function != ast::FunctionKind::Op || !callee.module || callee.module->name != "std.nn.cache" ||
-      f.name.name != "write_at" || callee.params.size() != 3 || notation_)
+      notation_)
     return std::nullopt;
-  const Val &cache = callee.params[0], &value = callee.params[1], &position = callee.params[2];
-  if (cache.kind != Val::Kind::Tensor || value.kind != Val::Kind::Tensor || position.kind != Val::Kind::Tensor)
-    return std::nullopt;
-  auto cacheType = mlir::cast<mlir::RankedTensorType>(cache.value.getType());
-  auto valueType = mlir::cast<mlir::RankedTensorType>(value.value.getType());
-  if (cacheType.getRank() != 4 || valueType.getRank() != 4 ||
-      mlir::cast<mlir::RankedTensorType>(position.value.getType()).getRank() != 0)
-    return std::nullopt;
-  mlir::Location l = loc(at);
-  mlir::OpBuilder& b = builder_;
-  mlir::Value p = b.create<mlir::tensor::ExtractOp>(l, position.value, mlir::ValueRange{});
-  mlir::Value index = b.create<mlir::arith::IndexCastOp>(l, b.getIndexType(), p);
-  mlir::Value zero = b.create<mlir::arith::ConstantIndexOp>(l, 0);
-  mlir::Value length = b.create<mlir::tensor::DimOp>(l, cache.value, 2);
-  mlir::Value notNegative = b.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::sge, index, zero);
-  mlir::Value below = b.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::slt, index, length);
-  mlir::Value inside = b.create<mlir::arith::AndIOp>(l, notNegative, below);
-  auto op = b.create<mlir::scf::IfOp>(l, mlir::TypeRange{cacheType}, inside, /*withElseRegion=*/true);
-  mlir::OpBuilder::InsertPoint after = b.saveInsertionPoint();
-  for (mlir::Region* r : {&op.getThenRegion(), &op.getElseRegion()})
-    if (r->empty()) b.createBlock(r);
-  b.setInsertionPointToStart(&op.getThenRegion().front());
-  llvm::SmallVector<mlir::OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0), index, b.getIndexAttr(0)};
-  llvm::SmallVector<mlir::OpFoldResult> sizes = mlir::tensor::getMixedSizes(b, l, value.value);
-  llvm::SmallVector<mlir::OpFoldResult> strides(4, b.getIndexAttr(1));
-  mlir::Value written = b.create<mlir::tensor::InsertSliceOp>(l, value.value, cache.value, offsets, sizes, strides);
-  b.create<mlir::scf::YieldOp>(l, written);
-  b.setInsertionPointToStart(&op.getElseRegion().front());
-  b.create<mlir::scf::YieldOp>(l, cache.value);
-  b.restoreInsertionPoint(after);
-  return Val::tensor(op.getResult(0), cache.type);
+  const std::string& name = f.name.name;
+  const std::vector<Val>& p = callee.params;
+  // The signatures of docs/lowering.md's table; anything else lowers from its body.
+  std::vector<int64_t> ranks;
+  if (name == "write_at" || name == "write_span") ranks = {4, 4, 0};
+  else if (name == "write_rows") ranks = {4, 4, 1};
+  else if (name == "write_slot") ranks = {4, 4, 0, 0};
+  else if (name == "write_slots") ranks = {4, 4, 1, 0};
+  else return std::nullopt;
+  if (p.size() != ranks.size()) return std::nullopt;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i].kind != Val::Kind::Tensor || rank(p[i]) != ranks[i]) return std::nullopt;
+
+  SpanWriter w{builder_, loc(at)};
+  mlir::Value cache = p[0].value, value = p[1].value, result;
+  mlir::Value zero = w.index(0);
+  if (name == "write_at" || name == "write_span") {
+    result = w.write(cache, value, zero, zero, mlir::tensor::getMixedSize(builder_, w.l, value, 0), w.read(p[2].value),
+                     /*checkRow=*/false);
+  } else if (name == "write_rows") {
+    mlir::Value rows = builder_.create<mlir::tensor::DimOp>(w.l, cache, 0);
+    result = w.loop(cache, rows, [&](mlir::Value c, mlir::Value row) {
+      return w.write(c, value, row, row, builder_.getIndexAttr(1), w.read(p[2].value, row), false);
+    });
+  } else if (name == "write_slot") {
+    result = w.write(cache, value, w.read(p[2].value), zero, builder_.getIndexAttr(1), w.read(p[3].value),
+                     /*checkRow=*/true);
+  } else {  // write_slots
+    mlir::Value position = w.read(p[3].value);
+    mlir::Value prompts = builder_.create<mlir::tensor::DimOp>(w.l, value, 0);
+    result = w.loop(cache, prompts, [&](mlir::Value c, mlir::Value m) {
+      return w.write(c, value, w.read(p[2].value, m), m, builder_.getIndexAttr(1), position, true);
+    });
+  }
+  return Val::tensor(result, p[0].type);
 }
 
 }  // namespace linnet::lower

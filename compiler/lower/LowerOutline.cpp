@@ -161,9 +161,15 @@ std::optional<Result> Lowerer::callOutlined(const ast::FunctionItem& f, Frame& c
     parameterArgs_ = savedParams;
     state_ = savedState;
     if (result) {
+      std::vector<mlir::Value> returned;
+      collectTensors(*result, returned);
+      returned.insert(returned.end(), stateAfter.begin(), stateAfter.end());
       std::vector<mlir::Value> results;
-      collectTensors(*result, results);
-      results.insert(results.end(), stateAfter.begin(), stateAfter.end());
+      for (mlir::Value v : returned) {
+        auto known = std::find(results.begin(), results.end(), v);
+        o.resultOf.push_back(static_cast<unsigned>(known - results.begin()));
+        if (known == results.end()) results.push_back(v);
+      }
       std::vector<mlir::Type> resultTypes;
       for (mlir::Value v : results) resultTypes.push_back(v.getType());
       builder_.create<mlir::func::ReturnOp>(loc(f.name.span), results);
@@ -183,14 +189,12 @@ std::optional<Result> Lowerer::callOutlined(const ast::FunctionItem& f, Frame& c
   for (const std::string& p : params) operands.push_back(parameterArgs_.at(prefix + p));
   for (const std::string& p : state) operands.push_back(state_.at(prefix + p));
   operands.insert(operands.end(), tensorArgs.begin(), tensorArgs.end());
-  std::vector<mlir::Value> templateTensors;
-  collectTensors(o.result, templateTensors);
-  std::vector<mlir::Type> resultTypes;
-  for (mlir::Value v : templateTensors) resultTypes.push_back(v.getType());
-  for (const std::string& p : state) resultTypes.push_back(state_.at(prefix + p).getType());
-  auto call = builder_.create<mlir::func::CallOp>(loc(at), o.name, resultTypes, operands);
+  auto fn = mlir::SymbolTable::lookupNearestSymbolFrom<mlir::func::FuncOp>(
+      builder_.getInsertionBlock()->getParentOp(), builder_.getStringAttr(o.name));
+  auto call = builder_.create<mlir::func::CallOp>(loc(at), o.name, fn.getResultTypes(), operands);
   size_t next = 0;
-  llvm::SmallVector<mlir::Value> values(call.getResults().begin(), call.getResults().end());
+  llvm::SmallVector<mlir::Value> values;
+  for (unsigned r : o.resultOf) values.push_back(call.getResult(r));
   Val result = refill(o.result, values, next);
   for (const std::string& p : state) state_[prefix + p] = values[next++];
   return result;

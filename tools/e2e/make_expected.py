@@ -495,6 +495,60 @@ def generics(rng):
     ]
 
 
+def cache_span(cache, value, at, rows=None, value_rows=None):
+    """The bodies of std.nn.cache, read literally: position s of a written row
+    takes value position s - at when that lies in 0..N."""
+    out = cache.copy()
+    S, N = cache.shape[2], value.shape[2]
+    rows = range(cache.shape[0]) if rows is None else rows
+    for i, b in enumerate(rows):
+        if not 0 <= b < cache.shape[0]:
+            continue
+        src = b if value_rows is None else value_rows[i]
+        for s in range(S):
+            if 0 <= s - at < N:
+                out[b, :, s, :] = value[src, :, s - at, :]
+    return out
+
+
+@program
+def cache_writes(rng):
+    def ints(shape):
+        return rng.integers(-99, 100, size=shape).astype(np.int32)
+    calls = []
+    cache = ints((3, 2, 6, 2))
+    one = ints((3, 2, 1, 2))
+    for at in [2, 0, 5, -1, 6]:
+        calls.append(call("at", {"cache": cache, "value": one, "at": at}, result(cache_span(cache, one, at), "i32")))
+    four = ints((3, 2, 4, 2))
+    for at in [1, 4, -2, -3, -4, 6]:
+        calls.append(call("span", {"cache": cache, "value": four, "at": at},
+                          result(cache_span(cache, four, at), "i32")))
+    for at in [[0, 5, 3], [-1, 6, 2]]:
+        want = cache.copy()
+        for b in range(3):
+            want = cache_span(want, one, at[b], rows=[b], value_rows=[b])
+        calls.append(call("rows", {"cache": cache, "value": one, "at": np.array(at, dtype=np.int32)},
+                          result(want, "i32")))
+    single = ints((1, 2, 4, 2))
+    for slot, at in [(1, 3), (3, 0), (-1, 0), (0, -2)]:
+        calls.append(call("slot", {"cache": cache, "value": single, "slot": slot, "at": at},
+                          result(cache_span(cache, single, at, rows=[slot], value_rows=[0]), "i32")))
+    prompts = ints((4, 2, 3, 2))
+    for slots, at in [([2, 0, 2, 1], 1), ([5, -1, 0, 0], 4)]:
+        # Row b takes the largest m naming it (the body's max over m).
+        writer = {b: max(m for m in range(4) if slots[m] == b) for b in range(3) if b in slots}
+        want = cache_span(cache, prompts, at, rows=list(writer), value_rows=list(writer.values()))
+        calls.append(call("slots", {"cache": cache, "value": prompts, "slots": np.array(slots, dtype=np.int32),
+                                    "at": at}, result(want, "i32")))
+    state = np.zeros((3, 2, 6, 2), dtype=np.int32)
+    for at in [0, 2, 5, -1]:
+        value = ints((3, 2, 2, 2))
+        state = cache_span(state, value, at)
+        calls.append(call("put", {"value": value, "at": at}, result(2 * state, "i32")))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)

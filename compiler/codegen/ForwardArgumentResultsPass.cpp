@@ -1,0 +1,87 @@
+// The `linnet-forward-argument-results` pass (Passes.td). A result is
+// forwarded when every return of the function yields the same block argument
+// for it (through `memref.cast`s); a call's use then reads the operand it
+// passed, cast back to the result's type when the two differ.
+#include "compiler/codegen/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/BitVector.h"
+
+namespace linnet::codegen {
+
+#define GEN_PASS_DEF_FORWARDARGUMENTRESULTS
+#include "compiler/codegen/Passes.h.inc"
+
+namespace {
+
+mlir::Value stripCasts(mlir::Value v) {
+  while (auto cast = v.getDefiningOp<mlir::memref::CastOp>()) v = cast.getSource();
+  return v;
+}
+
+// For each result, the argument it always returns, or -1.
+llvm::SmallVector<int> forwardedArguments(mlir::func::FuncOp fn) {
+  llvm::SmallVector<int> forwarded(fn.getNumResults(), -1);
+  bool first = true;
+  fn.walk([&](mlir::func::ReturnOp ret) {
+    for (auto [i, operand] : llvm::enumerate(ret.getOperands())) {
+      int arg = -1;
+      auto block = mlir::dyn_cast<mlir::BlockArgument>(stripCasts(operand));
+      if (block && block.getOwner() == &fn.getBody().front() &&
+          mlir::isa<mlir::BaseMemRefType>(block.getType()))
+        arg = static_cast<int>(block.getArgNumber());
+      if (first) forwarded[i] = arg;
+      else if (forwarded[i] != arg) forwarded[i] = -1;
+    }
+    first = false;
+  });
+  return forwarded;
+}
+
+struct ForwardArgumentResultsPass : impl::ForwardArgumentResultsBase<ForwardArgumentResultsPass> {
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<int>> changed;
+    for (auto fn : module.getOps<mlir::func::FuncOp>()) {
+      if (fn.isPublic() || fn.isExternal()) continue;
+      llvm::SmallVector<int> forwarded = forwardedArguments(fn);
+      if (llvm::all_of(forwarded, [](int a) { return a < 0; })) continue;
+      llvm::BitVector erase(fn.getNumResults());
+      for (auto [i, arg] : llvm::enumerate(forwarded))
+        if (arg >= 0) erase.set(i);
+      fn.walk([&](mlir::func::ReturnOp ret) { ret->eraseOperands(erase); });
+      fn.eraseResults(erase);
+      changed[fn.getSymNameAttr()] = std::move(forwarded);
+    }
+    if (changed.empty()) return;
+
+    llvm::SmallVector<mlir::func::CallOp> calls;
+    module.walk([&](mlir::func::CallOp call) {
+      if (changed.count(call.getCalleeAttr().getAttr())) calls.push_back(call);
+    });
+    for (mlir::func::CallOp call : calls) {
+      const llvm::SmallVector<int>& forwarded = changed[call.getCalleeAttr().getAttr()];
+      mlir::OpBuilder builder(call);
+      llvm::SmallVector<mlir::Type> types;
+      for (auto [i, result] : llvm::enumerate(call.getResults()))
+        if (forwarded[i] < 0) types.push_back(result.getType());
+      auto replacement = builder.create<mlir::func::CallOp>(call.getLoc(), call.getCalleeAttr(), types,
+                                                            call.getOperands());
+      replacement->setAttrs(call->getAttrs());
+      unsigned next = 0;
+      for (auto [i, result] : llvm::enumerate(call.getResults())) {
+        if (forwarded[i] < 0) {
+          result.replaceAllUsesWith(replacement.getResult(next++));
+          continue;
+        }
+        mlir::Value operand = call.getOperand(forwarded[i]);
+        if (operand.getType() != result.getType())
+          operand = builder.create<mlir::memref::CastOp>(call.getLoc(), result.getType(), operand);
+        result.replaceAllUsesWith(operand);
+      }
+      call.erase();
+    }
+  }
+};
+
+}  // namespace
+}  // namespace linnet::codegen
