@@ -396,7 +396,9 @@ TEST(CheckerTest, ErrorTypesOnlyFollowReportedErrors) {
     if (expectedValid(runs) || runs.find("--std") != std::string::npos) continue;
     ++invalid;
     CheckRun run({path.string()});
-    if (!run.diagnostics.hasErrors()) EXPECT_EQ(untypedExpressions(run), "") << path;
+    if (!run.diagnostics.hasErrors()) {
+      EXPECT_EQ(untypedExpressions(run), "") << path;
+    }
     for (const Diagnostic& d : run.diagnostics.diagnostics())
       EXPECT_NE(d.kind, DiagnosticKind::UnknownType) << path << ": " << d.message;
   }
