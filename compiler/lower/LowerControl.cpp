@@ -1,8 +1,11 @@
 // Run-time control flow: `while` to `scf.while`, `for` to `scf.for`, and an
 // `if` whose condition is data to `scf.if`. A loop carries every local its
 // body assigns and every state tensor (a call in the body may write state),
-// each as a tensor: a carried local that is still an untyped literal before
-// the loop (`var t: i32 = 0`) takes the type of what the body assigns to it.
+// each as its tensors (a tuple or struct local flattened): a carried local
+// that is still an untyped literal before the loop (`var t: i32 = 0`) takes
+// the type of what the body assigns to it.
+// An `if` on data yields the tensors of its value (flattened, see
+// LowerValues.cpp) and, like a loop, the locals and state its branches change.
 #include <fmt/format.h>
 
 #include <mlir/Dialect/Arith/IR/Arith.h>
@@ -35,10 +38,80 @@ void collectAssigned(const Module& m, const std::vector<ast::Stmt*>& body,
 
 }  // namespace
 
+// The structure two branches' values share, for an `if` on data to yield:
+// a Tensor leaf (value unset, `type` the result's Linnet type) wherever
+// either branch has data, the compile-time parts (which must be equal in
+// both) elsewhere. `t` is the checked type at this position, when known.
+// Planning a value against itself gives a loop-carried local's structure.
+std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Type> t, std::string& why) {
+  if (t) {
+    // Untyped branches (`if c { 52 } else { 23 }`) are computed in the widest
+    // type of their kind; the context's type is cast to when they are used.
+    if (t->kind() == check::TypeKind::IntLiteral || t->kind() == check::TypeKind::CompileInt)
+      t = check::Type::scalar(check::DType::of(ast::ScalarType::I64));
+    else if (t->kind() == check::TypeKind::FloatLiteral)
+      t = check::Type::scalar(check::DType::of(ast::ScalarType::F64));
+  }
+  auto scalarLike = [](const Val& v) {
+    return v.kind == Val::Kind::Tensor || v.kind == Val::Kind::Int || v.kind == Val::Kind::Float ||
+           v.kind == Val::Kind::Bool;
+  };
+  if (a.kind == Val::Kind::Tensor || b.kind == Val::Kind::Tensor || (t && t->isTensor())) {
+    if (!scalarLike(a) || !scalarLike(b)) {
+      why = "yield data in one and structure in the other";
+      return std::nullopt;
+    }
+    std::string ka, kb;
+    if (a.kind != Val::Kind::Tensor && b.kind != Val::Kind::Tensor && structureKey(a, ka) && structureKey(b, kb) &&
+        ka == kb)
+      return a;  // the same compile-time value in both
+    check::Type type = t && t->isTensor() ? *t : a.kind == Val::Kind::Tensor ? a.type : b.type;
+    if (!type.isTensor()) {
+      why = "give a value different compile-time values";
+      return std::nullopt;
+    }
+    return Val::tensor(mlir::Value(), type);
+  }
+  if (a.kind != b.kind || a.elements.size() != b.elements.size() || a.structItem != b.structItem) {
+    why = "differ in their compile-time structure";
+    return std::nullopt;
+  }
+  switch (a.kind) {
+    case Val::Kind::Some:
+    case Val::Kind::Tuple:
+    case Val::Kind::Struct: {
+      Val out = a;
+      for (size_t k = 0; k < a.elements.size(); ++k) {
+        std::optional<check::Type> sub;
+        if (t && (t->kind() == check::TypeKind::Tuple || t->kind() == check::TypeKind::Optional) &&
+            k < t->elements().size())
+          sub = t->elements()[k];
+        auto e = planMerge(a.elements[k], b.elements[k], sub, why);
+        if (!e) return std::nullopt;
+        out.elements[k] = *e;
+      }
+      return out;
+    }
+    default: {
+      std::string ka, kb;
+      if (!structureKey(a, ka) || !structureKey(b, kb)) {
+        why = "yield a block";
+        return std::nullopt;
+      }
+      if (ka != kb) {
+        why = "differ in their compile-time values";
+        return std::nullopt;
+      }
+      return a;
+    }
+  }
+}
+
 // The carried values of a loop: the assigned locals, then the state.
 struct Lowerer::Carried {
   std::vector<SpanKey> locals;
-  std::vector<check::Type> localTypes;
+  // Per local, its structure: a Tensor leaf (value unset) per carried tensor.
+  std::vector<Val> localTemplates;
   std::vector<std::string> state;
   std::vector<mlir::Value> init;
   std::vector<mlir::Type> types;
@@ -56,14 +129,18 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     }
     Val v = it->second;
     check::Type t = v.kind == Val::Kind::Tensor ? v.type : typeOf(assigned[key]);
-    if (!t.isTensor()) {
-      unsupported(assigned[key]->span, "a loop-carried value that is not a tensor");
+    // A tuple, struct or optional local is carried as its tensors; its
+    // compile-time parts must stay as they are before the loop.
+    std::string why;
+    auto tmpl = t.isTensor() ? std::optional<Val>(Val::tensor(mlir::Value(), t)) : planMerge(v, v, t, why);
+    if (!tmpl) {
+      unsupported(assigned[key]->span, "a loop-carried value that is not a tensor or a structure of them");
       return std::nullopt;
     }
-    auto x = asTensor(v, t, assigned[key]->span);
+    auto x = flattenLike(*tmpl, v, assigned[key]->span);
     if (!x) return std::nullopt;
-    c.localTypes.push_back(t);
-    c.init.push_back(*x);
+    c.localTemplates.push_back(*tmpl);
+    c.init.insert(c.init.end(), x->begin(), x->end());
   }
   for (const auto& [path, value] : state_) {
     c.state.push_back(path);
@@ -75,17 +152,17 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
 
 void Lowerer::bindCarried(const Carried& c, mlir::ValueRange values) {
   size_t i = 0;
-  for (size_t k = 0; k < c.locals.size(); ++k, ++i)
-    frame().locals[c.locals[k]] = Val::tensor(values[i], c.localTypes[k]);
+  llvm::SmallVector<mlir::Value> all(values.begin(), values.end());
+  for (size_t k = 0; k < c.locals.size(); ++k) frame().locals[c.locals[k]] = refill(c.localTemplates[k], all, i);
   for (const std::string& path : c.state) state_[path] = values[i++];
 }
 
 std::optional<std::vector<mlir::Value>> Lowerer::currentCarried(const Carried& c, Span at) {
   std::vector<mlir::Value> out;
   for (size_t k = 0; k < c.locals.size(); ++k) {
-    auto v = asTensor(frame().locals.at(c.locals[k]), c.localTypes[k], at);
+    auto v = flattenLike(c.localTemplates[k], frame().locals.at(c.locals[k]), at);
     if (!v) return std::nullopt;
-    out.push_back(*v);
+    out.insert(out.end(), v->begin(), v->end());
   }
   for (const std::string& path : c.state) out.push_back(state_.at(path));
   for (size_t i = 0; i < out.size(); ++i)
@@ -102,6 +179,33 @@ std::optional<mlir::Value> Lowerer::conditionValue(const Val& v, Span at) {
     return builder_.create<mlir::tensor::ExtractOp>(l, v.value, mlir::ValueRange{}).getResult();
   unsupported(at, "this condition");
   return std::nullopt;
+}
+
+std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, const Val& v, Span at) {
+  std::vector<mlir::Value> out;
+  std::function<bool(const Val&, const Val&)> walk = [&](const Val& t, const Val& x) {
+    if (t.kind == Val::Kind::Tensor) {
+      auto y = asTensor(x, t.type, at);
+      if (!y) return false;
+      out.push_back(*y);
+      return true;
+    }
+    if (t.kind != x.kind || t.elements.size() != x.elements.size()) {
+      unsupported(at, "a value whose compile-time structure changes in a loop");
+      return false;
+    }
+    if (t.elements.empty()) {
+      std::string kt, kx;
+      if (structureKey(t, kt) && structureKey(x, kx) && kt == kx) return true;
+      unsupported(at, "a value whose compile-time parts change in a loop");
+      return false;
+    }
+    for (size_t k = 0; k < t.elements.size(); ++k)
+      if (!walk(t.elements[k], x.elements[k])) return false;
+    return true;
+  };
+  if (!walk(tmpl, v)) return std::nullopt;
+  return out;
 }
 
 bool Lowerer::lowerWhile(const ast::WhileStmt* w) {
@@ -263,39 +367,137 @@ Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
 }
 
 Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
-  check::Type t = typeOf(e);
-  // Untyped branches (`if c { 52 } else { 23 }`) are computed in the widest
-  // type of their kind; the context's type is cast to when they are used.
-  if (t.kind() == check::TypeKind::IntLiteral || t.kind() == check::TypeKind::CompileInt)
-    t = check::Type::scalar(check::DType::of(ast::ScalarType::I64));
-  if (t.kind() == check::TypeKind::FloatLiteral) t = check::Type::scalar(check::DType::of(ast::ScalarType::F64));
-  if (!t.isTensor()) return unsupported(e->span, "an `if` on data whose value is not a tensor");
   auto cond = conditionValue(condition, e->condition->span);
-  auto tt = cond ? tensorType(t, e->span) : std::nullopt;
-  if (!tt) return std::nullopt;
+  if (!cond) return std::nullopt;
   mlir::Location l = loc(e->span);
-  auto op = builder_.create<mlir::scf::IfOp>(l, mlir::TypeRange{*tt}, *cond, /*withElseRegion=*/true);
+  // The results are known only once both branches are lowered: they are
+  // lowered into a result-less `scf.if`, whose regions then move to the real one.
+  auto draft = builder_.create<mlir::scf::IfOp>(l, mlir::TypeRange{}, *cond, /*withElseRegion=*/true);
   mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
+  std::map<SpanKey, Val> localsBefore = frame().locals;
   std::map<std::string, mlir::Value> stateBefore = state_;
+  struct Branch {
+    mlir::Block* block;
+    const ast::Expr* expr;
+    Val value;
+    std::map<SpanKey, Val> locals;
+    std::map<std::string, mlir::Value> state;
+  };
+  std::vector<Branch> branches;
   bool ok = true;
-  for (auto [region, branch] : {std::pair{&op.getThenRegion(), e->thenValue},
-                                std::pair{&op.getElseRegion(), e->elseValue}}) {
-    if (region->empty()) builder_.createBlock(region);
-    else builder_.setInsertionPointToEnd(&region->front());
-    auto v = lowerExpr(branch);
-    auto x = v ? asTensor(*v, t, branch->span) : std::nullopt;
-    if (!x || state_ != stateBefore) {
-      if (x) unsupported(branch->span, "writing state inside an `if` on data");
+  for (auto [region, expr] : {std::pair{&draft.getThenRegion(), e->thenValue},
+                              std::pair{&draft.getElseRegion(), e->elseValue}}) {
+    mlir::Block* block = region->empty() ? builder_.createBlock(region) : &region->front();
+    block->clear();  // the draft's implicit terminator
+    builder_.setInsertionPointToEnd(block);
+    auto v = lowerExpr(expr);
+    branches.push_back({block, expr, v ? *v : Val(), frame().locals, state_});
+    // Each branch starts from what was before the `if`; locals it declares end with it.
+    frame().locals = localsBefore;
+    state_ = stateBefore;
+    if (!v) {
       ok = false;
       break;
     }
-    mlir::Value y = *x;
-    if (y.getType() != *tt) y = builder_.create<mlir::tensor::CastOp>(l, *tt, y);
-    builder_.create<mlir::scf::YieldOp>(l, y);
+  }
+  auto fail = [&]() -> Result {
+    builder_.restoreInsertionPoint(after);
+    draft.erase();
+    return std::nullopt;
+  };
+  if (!ok) return fail();
+
+  // What the `if` yields: its value, then each outer local either branch
+  // assigned, then each state tensor either branch wrote. A template per
+  // value keeps the compile-time parts; its tensor leaves are the results.
+  const Branch& a = branches[0];
+  const Branch& b = branches[1];
+  std::vector<Val> templates;
+  std::vector<std::pair<Val, Val>> values;
+  std::vector<Span> spans;
+  std::string why;
+  auto plan = planMerge(a.value, b.value, typeOf(e), why);
+  if (!plan) {
+    fail();
+    return unsupported(e->span, "an `if` on data whose branches " + why);
+  }
+  templates.push_back(*plan);
+  values.emplace_back(a.value, b.value);
+  spans.push_back(e->span);
+  auto same = [](const Val& x, const Val& y) {
+    std::string kx, ky;
+    std::vector<mlir::Value> tx, ty;
+    if (!structureKey(x, kx) || !structureKey(y, ky)) return false;
+    collectTensors(x, tx);
+    collectTensors(y, ty);
+    return kx == ky && tx == ty;
+  };
+  std::vector<SpanKey> assigned;
+  for (const auto& [key, before] : localsBefore) {
+    const Val& x = a.locals.at(key);
+    const Val& y = b.locals.at(key);
+    if (same(x, before) && same(y, before)) continue;
+    auto merged = planMerge(x, y, std::nullopt, why);
+    if (!merged) {
+      fail();
+      return unsupported(e->span, "an `if` on data whose branches " + why + " (in a local they assign)");
+    }
+    assigned.push_back(key);
+    templates.push_back(*merged);
+    values.emplace_back(x, y);
+  }
+  std::vector<std::string> written;
+  for (const auto& [path, before] : stateBefore)
+    if (a.state.at(path) != before || b.state.at(path) != before) written.push_back(path);
+
+  // Each branch's yield, converted to the template's leaf types.
+  std::vector<mlir::Type> resultTypes;
+  for (const Val& t : templates) {
+    std::vector<mlir::Value> leaves;
+    std::function<bool(const Val&)> types = [&](const Val& v) {
+      if (v.kind == Val::Kind::Tensor) {
+        auto tt = tensorType(v.type, e->span);
+        if (!tt) return false;
+        resultTypes.push_back(*tt);
+        return true;
+      }
+      for (const Val& x : v.elements)
+        if (!types(x)) return false;
+      return true;
+    };
+    if (!types(t)) return fail();
+  }
+  for (const std::string& path : written) resultTypes.push_back(stateBefore.at(path).getType());
+  for (size_t side = 0; side < 2; ++side) {
+    const Branch& br = branches[side];
+    builder_.setInsertionPointToEnd(br.block);
+    std::vector<mlir::Value> yielded;
+    for (size_t k = 0; k < templates.size(); ++k) {
+      auto x = flattenLike(templates[k], side == 0 ? values[k].first : values[k].second, br.expr->span);
+      if (!x) return fail();
+      yielded.insert(yielded.end(), x->begin(), x->end());
+    }
+    for (const std::string& path : written) yielded.push_back(br.state.at(path));
+    for (size_t k = 0; k < yielded.size(); ++k)
+      if (yielded[k].getType() != resultTypes[k])
+        yielded[k] = builder_.create<mlir::tensor::CastOp>(l, resultTypes[k], yielded[k]);
+    builder_.create<mlir::scf::YieldOp>(l, yielded);
   }
   builder_.restoreInsertionPoint(after);
-  if (!ok) return std::nullopt;
-  return Val::tensor(op.getResult(0), t);
+  auto op = builder_.create<mlir::scf::IfOp>(l, resultTypes, *cond, /*withElseRegion=*/true);
+  op.getThenRegion().takeBody(draft.getThenRegion());
+  op.getElseRegion().takeBody(draft.getElseRegion());
+  draft.erase();
+
+  size_t next = 0;
+  llvm::SmallVector<mlir::Value> results(op.getResults().begin(), op.getResults().end());
+  Val value = refill(templates[0], results, next);
+  for (size_t k = 0; k < assigned.size(); ++k) frame().locals[assigned[k]] = refill(templates[k + 1], results, next);
+  for (const std::string& path : written) {
+    state_[path] = results[next++];
+    writesState_ = true;
+  }
+  return value;
 }
 
 }  // namespace linnet::lower

@@ -102,6 +102,19 @@ struct Val {
   bool isData() const { return kind == Kind::Tensor || kind == Kind::Element; }
 };
 
+// The structure of a value, tensors by their type, appended to `out`: equal
+// keys mean equal compile-time parts and tensor types. False for values that
+// cannot be flattened (blocks, notation elements).
+bool structureKey(const Val& v, std::string& out);
+// The tensors of `v`, in order (depth first).
+void collectTensors(const Val& v, std::vector<mlir::Value>& out);
+// `v` with its tensors replaced, in order, by `values` from `next` on.
+Val refill(const Val& v, llvm::ArrayRef<mlir::Value> values, size_t& next);
+
+// The structure two branches' values share (LowerControl.cpp), tensors as
+// leaves with their result type; nullopt with `why` when they cannot merge.
+std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Type> t, std::string& why);
+
 // One instantiated function (or the entry itself) being lowered.
 struct Frame {
   const Module* module = nullptr;
@@ -217,6 +230,9 @@ class Lowerer {
   void bindCarried(const Carried& c, mlir::ValueRange values);
   std::optional<std::vector<mlir::Value>> currentCarried(const Carried& c, Span at);
   std::optional<mlir::Value> conditionValue(const Val& v, Span at);
+  // The tensors of `v`, each as the type of the Tensor leaf of `tmpl` in its
+  // place; `v`'s other parts must equal the template's.
+  std::optional<std::vector<mlir::Value>> flattenLike(const Val& tmpl, const Val& v, Span at);
   bool lowerWhile(const ast::WhileStmt* w);
   bool lowerFor(const ast::ForStmt* f);
   Result lowerRuntimeIf(const ast::IfExpr* e, const Val& condition);

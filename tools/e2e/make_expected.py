@@ -391,6 +391,10 @@ def loops(rng):
     for i in range(5):
         acc = acc * 0.5 + i
     calls.append(call("counted", {"x": x}, result(acc, "f32", EXACT_DYADIC)))
+    a, b = x, x * 0.0
+    for i in range(4):
+        a, b = a + b, a
+    calls.append(call("fibs", {"x": x}, result(a, "f32", EXACT_DYADIC, part=0), result(b, "f32", EXACT_DYADIC, part=1)))
     return calls
 
 
@@ -420,6 +424,36 @@ def conditionals(rng):
         call("optionals", {"x": x, "b": bias}, result(x + bias, "f32", EXACT_DYADIC, part=0),
              result(x - 100.0, "f32", EXACT_DYADIC, part=1)),
     ]
+
+
+@program
+def data_if(rng):
+    x = dyadic(rng, (3,))
+    y = dyadic(rng, (3,))
+    calls = []
+    for c in [True, False]:
+        a, b = (x, y) if c else (y, x)
+        calls.append(call("swap", {"x": x, "y": y, "c": c}, result(a - b * 2.0, "f32", EXACT_DYADIC)))
+    for c in [0.5, -0.5]:
+        lo, hi = (x - 1.0, x + 1.0) if c > 0 else (x * 2.0, x)
+        calls.append(call("spans", {"x": x, "c": c}, result(lo, "f32", EXACT_DYADIC, part=0),
+                          result(hi, "f32", EXACT_DYADIC, part=1)))
+    for c in [True, False]:
+        bias = y if c else x * 3.0
+        calls.append(call("optional", {"x": x, "y": y, "c": c}, result((x + bias) * 2.0, "f32", EXACT_DYADIC)))
+    hits, last = 0, np.zeros(3)
+    for c, v in [(True, x), (False, y), (True, y), (False, x)]:
+        if c:
+            hits += 1
+            last = v
+            out = v * 2.0
+        else:
+            last = last * 0.5
+            out = v
+        calls.append(call("record", {"x": v, "c": c}, result(out, "f32", EXACT_DYADIC, part=0),
+                          result([hits], "i32", part=1)))
+    calls.append(call("read", {}, result([hits], "i32", part=0), result(last, "f32", EXACT_DYADIC, part=1)))
+    return calls
 
 
 @program
