@@ -646,6 +646,9 @@ std::optional<BoundModel> Binder::run() {
   if (!ok_ || !checkAllSolved()) return std::nullopt;
   if (typedBlock_ && !checkWhereClauses(*typedBlock_, blockName_, model_.generics, diagnostics_))
     return std::nullopt;
+  if (inputs_.checked &&
+      !checkRequirements(*inputs_.checked, block_, blockName_, model_.generics, diagnostics_))
+    return std::nullopt;
   BoundModel model;
   model.generics = model_.generics;
   bindTensors(model);

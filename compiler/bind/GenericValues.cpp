@@ -130,18 +130,6 @@ std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
 
 namespace {
 
-bool holds(shape::Relation relation, int64_t lhs, int64_t rhs) {
-  switch (relation) {
-    case shape::Relation::Equal: return lhs == rhs;
-    case shape::Relation::NotEqual: return lhs != rhs;
-    case shape::Relation::Less: return lhs < rhs;
-    case shape::Relation::LessEqual: return lhs <= rhs;
-    case shape::Relation::Greater: return lhs > rhs;
-    case shape::Relation::GreaterEqual: return lhs >= rhs;
-  }
-  return false;
-}
-
 // The clause as written: the checker's DimExprs print in canonical form.
 const ast::Constraint* writtenClause(const ast::BlockItem& block, Span span) {
   for (const ast::Constraint& constraint : block.where)
@@ -161,7 +149,7 @@ bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockN
     auto lhs = evaluateDim(clause.lhs, values);
     auto rhs = evaluateDim(clause.rhs, values);
     if (!lhs || !rhs) continue;  // not every generic it names is bound
-    if (holds(clause.relation, *lhs, *rhs)) continue;
+    if (shape::holds(clause.relation, *lhs, *rhs)) continue;
     std::string relation(shape::spelling(clause.relation));
     const ast::Constraint* written = writtenClause(*block.item, clause.span);
     std::string text = written ? ast::printExpr(written->lhs) + " " + relation + " " + ast::printExpr(written->rhs)
@@ -170,6 +158,32 @@ bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockN
         .secondary(clause.span, "declared here")
         .note(std::to_string(*lhs) + " " + relation + " " + std::to_string(*rhs) + " is false");
     ok = false;
+  }
+  return ok;
+}
+
+bool checkRequirements(const check::CheckedProgram& program, const ast::BlockItem& block,
+                       std::string_view blockName, const GenericBindings& bindings,
+                       DiagnosticEmitter& diagnostics) {
+  shape::Values values = dimValues(block, bindings);
+  bool ok = true;
+  for (const ast::Item* item : block.body) {
+    auto* fn = ast::as<ast::FunctionItem>(item);
+    const check::CheckedFunction* checked = fn ? program.functionOf(fn) : nullptr;
+    if (!checked) continue;
+    for (const check::WhereClause& clause : checked->requirements) {
+      auto lhs = evaluateDim(clause.lhs, values);
+      auto rhs = evaluateDim(clause.rhs, values);
+      if (!lhs || !rhs) continue;  // names a generic bound later (an entry's dims)
+      if (shape::holds(clause.relation, *lhs, *rhs)) continue;
+      std::string relation(shape::spelling(clause.relation));
+      diagnostics.emit(DiagnosticKind::BindingViolatesIndex, Span{}, clause.lhs.str(),
+                       std::string(blockName) + "." + fn->name.name,
+                       clause.lhs.str() + " " + relation + " " + clause.rhs.str())
+          .secondary(clause.span, "this index")
+          .note(std::to_string(*lhs) + " " + relation + " " + std::to_string(*rhs) + " is false");
+      ok = false;
+    }
   }
   return ok;
 }

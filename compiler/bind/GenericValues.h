@@ -40,6 +40,15 @@ std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
 bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockName,
                        const GenericBindings& bindings, DiagnosticEmitter& diagnostics);
 
+// Reports every requirement a compile-time index of a method of `block` left
+// (check::CheckedFunction::requirements: `0 < S` for `x[0]` on `[S]`) whose
+// generics are all bound and which evaluates to false; returns whether all
+// hold. Those naming a method's own generics wait for them (entry dims are
+// given at call time).
+bool checkRequirements(const check::CheckedProgram& program, const ast::BlockItem& block,
+                       std::string_view blockName, const GenericBindings& bindings,
+                       DiagnosticEmitter& diagnostics);
+
 // Why `type` does not satisfy the dtype constraint `kind`; empty when it does.
 std::string dtypeViolation(ast::GenericKind kind, ast::ScalarType type);
 

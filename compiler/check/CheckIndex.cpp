@@ -1,7 +1,7 @@
 // Indexing and slicing outside index notation (spec §5.8): `layers[0]` on a
 // block array, and on tensors (components address the leading axes, or the
-// trailing ones after `...`; unaddressed axes are kept) integer indices (compile-time ones provably in
-// range, runtime integer scalars read a position), slices with compile-time
+// trailing ones after `...`; unaddressed axes are kept) integer indices (compile-time ones not
+// refuted, see constantIndexInRange; runtime integer scalars read a position), slices with compile-time
 // non-negative bounds and a positive constant step, and one `...`. An access
 // that needs index notation is E2209: a tensor of positions (a gather), or a
 // component addressing an axis of a pack. `*pack` components belong to
@@ -20,6 +20,45 @@ bool isCompileInt(const Type& t) {
 }
 
 }  // namespace
+
+// Spec §5.8 asks no proof that a compile-time index is in range, and §4.8
+// lets an operation impose constraints stronger than non-negative extents:
+// a position the `where` clauses neither prove nor refute is the function's
+// requirement (`0 < S` for `x[0]` on `[S]`), checked where the generics are
+// bound; one refuted for every binding (`x[3]` on `[2]`, `x[S]` on `[S]`,
+// `x[0]` under `where S == 0`) is E2209. docs/checker.md, "Constant indices".
+bool Checker::constantIndexInRange(const shape::DimExpr& value, const shape::DimExpr& extent, Span span) {
+  shape::Proof nonNegative = facts().provablyNonNegative(value);
+  shape::Proof inRange = facts().provablyLess(value, extent);
+  if (nonNegative && inRange) return true;
+  shape::Proof negative = facts().provablyNegative(value);
+  shape::Proof beyond = facts().provablyLessEqual(extent, value);
+  bool refuted = negative || beyond;
+  if (!refuted && scope_ && scope_->out) {
+    if (!nonNegative)
+      scope_->out->requirements.push_back(
+          WhereClause{value, shape::Relation::GreaterEqual, shape::DimExpr::constant(0), span});
+    if (!inRange)
+      scope_->out->requirements.push_back(WhereClause{value, shape::Relation::Less, extent, span});
+    return true;
+  }
+  if (refuted) {
+    auto d = diagnostics_.emit(DiagnosticKind::IndexPastAxis, span, value.str(), extent.str());
+    d.label(negative ? "this index is negative for every value of the generics"
+                     : "this index is past the axis for every value of the generics");
+    if (auto c = extent.constantValue())
+      d.note(*c > 0 ? fmt::format("valid positions are 0 to {}", *c - 1) : "the axis is empty");
+    else
+      d.note(fmt::format("valid positions are 0 to `{} - 1`", extent.str()));
+  } else {
+    // Only without a function to record the requirement in.
+    auto d = diagnostics_.emit(DiagnosticKind::IndexOutOfRange, span, value.str(), extent.str());
+    d.label("this index may be out of range");
+    const shape::Proof& failed = !nonNegative ? nonNegative : inRange;
+    if (!failed.suggestion.empty()) d.help(fmt::format("add `where {}`", failed.suggestion));
+  }
+  return false;
+}
 
 Type Checker::checkIndex(const ast::IndexExpr* e) {
   Type base = checkExpr(e->base);
@@ -163,13 +202,20 @@ Type Checker::checkIndex(const ast::IndexExpr* e) {
       error = true;
       return std::nullopt;
     }
+    if (isIndex) {
+      if (!constantIndexInRange(*value, extent, x->span)) {
+        error = true;
+        return std::nullopt;
+      }
+      return value;
+    }
+    // A slice bound past the axis is clamped (`Facts::sliceExtent`); only a
+    // negative one is invalid.
     shape::Proof nonNegative = facts().provablyNonNegative(*value);
-    shape::Proof inRange = isIndex ? facts().provablyLess(*value, extent) : shape::Proof{true, "", ""};
-    if (!nonNegative || !inRange) {
+    if (!nonNegative) {
       auto d = diagnostics_.emit(DiagnosticKind::IndexOutOfRange, x->span, value->str(), extent.str());
       d.label("this index may be out of range");
-      const shape::Proof& failed = !nonNegative ? nonNegative : inRange;
-      if (!failed.suggestion.empty()) d.help(fmt::format("add `where {}`", failed.suggestion));
+      if (!nonNegative.suggestion.empty()) d.help(fmt::format("add `where {}`", nonNegative.suggestion));
       error = true;
       return std::nullopt;
     }

@@ -7,7 +7,7 @@
 // must subscript something (E3102), pack and plain indices must not be mixed
 // up (E3106), and an access must subscript every axis (E2204). Integer
 // subscripts that are not index variables are data gathers (runtime
-// integers) or compile-time positions proved in range (E2209). What index
+// integers) or compile-time positions not refuted (constantIndexInRange, E2209). What index
 // notation does not allow is E3104: a slice or `...` in an access,
 // arithmetic on an index inside a subscript, an index used as a value, and a
 // tensor that is not subscripted down to its elements.
@@ -260,15 +260,7 @@ Type Checker::checkAccess(const ast::IndexExpr* e) {
       continue;
     }
     const auto& extent = std::get<shape::DimExpr>(axis);
-    shape::Proof nonNegative = facts().provablyNonNegative(*value);
-    shape::Proof inRange = facts().provablyLess(*value, extent);
-    if (!nonNegative || !inRange) {
-      auto d = diagnostics_.emit(DiagnosticKind::IndexOutOfRange, c.value->span, value->str(), extent.str());
-      d.label("this index may be out of range");
-      const shape::Proof& failed = !nonNegative ? nonNegative : inRange;
-      if (!failed.suggestion.empty()) d.help(fmt::format("add `where {}`", failed.suggestion));
-      error = true;
-    }
+    if (!constantIndexInRange(*value, extent, c.value->span)) error = true;
   }
   if (error) return Type::error();
   return Type::scalar(base.dtype());

@@ -310,6 +310,12 @@ class Checker {
 
   // ---- helpers ----
   const shape::Facts& facts() const;
+  // A compile-time position `value` into an axis of extent `extent` (an
+  // index outside notation, or inside it): proved in range, or neither
+  // proved nor refuted and recorded as a requirement of the function
+  // (CheckedFunction::requirements, checked where the generics are bound),
+  // or refuted: E2209 at `span`, false. docs/checker.md, "Constant indices".
+  bool constantIndexInRange(const shape::DimExpr& value, const shape::DimExpr& extent, Span span);
   Type record(const ast::Expr* e, Type t);
   const Module& module() const { return *scope_->module; }
   // Records Error for an expression that is no value (a shape literal, the

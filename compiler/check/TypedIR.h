@@ -56,6 +56,13 @@ struct CheckedFunction {
   std::unordered_map<const ast::CallExpr*, CallBinding> calls;
   // The type of every expression of the body (and of parameter defaults).
   std::unordered_map<const ast::Expr*, Type> exprTypes;
+  // What the body's compile-time indices need of the generics but the
+  // checker could neither prove nor refute from the `where` clauses
+  // (`x[0]` on an axis of extent `S`: `0 < S`), in the function's generics
+  // (its block's included), each at its index. Binding evaluates those of
+  // the root block's methods once their generics are bound
+  // (bind::checkRequirements); docs/checker.md, "Constant indices".
+  std::vector<WhereClause> requirements;
   // An op with a `grad` clause: what that clause returns (the gradient of
   // each floating tensor parameter in order, a tuple when several). The
   // clause's expressions are in `exprTypes` too.

@@ -62,6 +62,9 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
     const check::CheckedBlock* block = checked ? checked->blockOf(root.block) : nullptr;
     if (block && !bind::checkWhereClauses(*block, root.qualifiedName(), *result.generics, diagnostics))
       return std::nullopt;
+    if (checked && !bind::checkRequirements(*checked, *root.block, root.qualifiedName(), *result.generics,
+                                            diagnostics))
+      return std::nullopt;
     return result;
   }
 

@@ -33,6 +33,18 @@ DimExpr elementCount(const Shape& s) {
 
 }  // namespace
 
+bool holds(Relation r, int64_t lhs, int64_t rhs) {
+  switch (r) {
+    case Relation::Equal: return lhs == rhs;
+    case Relation::NotEqual: return lhs != rhs;
+    case Relation::Less: return lhs < rhs;
+    case Relation::LessEqual: return lhs <= rhs;
+    case Relation::Greater: return lhs > rhs;
+    case Relation::GreaterEqual: return lhs >= rhs;
+  }
+  return false;
+}
+
 std::string_view spelling(Relation r) {
   switch (r) {
     case Relation::Equal: return "==";

@@ -36,6 +36,7 @@ class Knowledge;
 
 enum class Relation : uint8_t { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual };
 std::string_view spelling(Relation r);  // "==", "!=", "<", ...
+bool holds(Relation r, int64_t lhs, int64_t rhs);  // `lhs r rhs` on two values
 
 // How add() recorded a fact.
 enum class FactUse : uint8_t {
