@@ -583,6 +583,137 @@ def cache_writes(rng):
     return calls
 
 
+def np_conv2d(x, w, stride, pad, bias=None):
+    """Cross-correlation of NCHW x with [Cout, Cin, K, K] w, zero padding."""
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    k = w.shape[2]
+    oh = (xp.shape[2] - k) // stride + 1
+    ow = (xp.shape[3] - k) // stride + 1
+    out = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            window = xp[:, :, i * stride:i * stride + k, j * stride:j * stride + k]
+            out[:, :, i, j] = np.einsum("bcuv,ocuv->bo", window, w.astype(np.float64))
+    if bias is not None:
+        out += bias.reshape(1, -1, 1, 1)
+    return f32(out)
+
+
+@program
+def vector_tails(rng):
+    xb = bf16_round(f32(rng.standard_normal(37)))
+    w = dyadic(rng, (8, 64))
+    x = dyadic(rng, (3, 64))
+    xr = dyadic(rng, (5, 64))
+    rm = f32(rng.standard_normal((3, 40)))
+    return [
+        call("square_bf16", {"x": xb}, result(bf16_round(xb * xb), "bf16",
+             {"rel": 0.0, "abs": 0.0, "why": "exact: a bf16 product is exact in f32, then rounded once"})),
+        call("matvec", {"w": w, "x": x}, result(x.astype(np.float64) @ w.T, "f32", EXACT_DYADIC)),
+        call("matvec_rows", {"w": w, "x": xr}, result(xr.astype(np.float64) @ w.T, "f32", EXACT_DYADIC)),
+        call("row_max", {"x": rm}, result(rm.max(axis=1), "f32", EXACT)),
+    ]
+
+
+@program
+def stdlib_conv(rng):
+    x = dyadic(rng, (1, 2, 3, 4))
+    calls = [call("padded", {"x": x}, result(np.pad(x, ((0, 0), (0, 0), (2, 2), (2, 2))), "f32", EXACT))]
+    x = dyadic(rng, (2, 3, 7, 6))
+    w = dyadic(rng, (4, 3, 3, 3))
+    b = dyadic(rng, (4,))
+    calls.append(call("strided", {"x": x, "w": w, "b": b}, result(np_conv2d(x, w, 2, 1, b), "f32", EXACT_DYADIC)))
+    x = dyadic(rng, (1, 2, 5, 5))
+    w = dyadic(rng, (3, 2, 2, 2))
+    calls.append(call("plain", {"x": x, "w": w}, result(np_conv2d(x, w, 1, 0), "f32", EXACT_DYADIC)))
+    return calls
+
+
+def np_max_pool2d(x, k, stride, pad):
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=-np.inf)
+    oh = (xp.shape[2] - k) // stride + 1
+    ow = (xp.shape[3] - k) // stride + 1
+    out = np.zeros(x.shape[:2] + (oh, ow), dtype=np.float32)
+    for i in range(oh):
+        for j in range(ow):
+            out[:, :, i, j] = xp[:, :, i * stride:i * stride + k, j * stride:j * stride + k].max(axis=(2, 3))
+    return out
+
+
+@program
+def stdlib_pool(rng):
+    # Negative inputs only, so a padded maximum would show if padding won.
+    x = dyadic(rng, (2, 3, 7, 7), lo=-40, hi=-1)
+    calls = [call("padded", {"x": x}, result(np_max_pool2d(x, 3, 2, 1), "f32", EXACT))]
+    x = dyadic(rng, (1, 2, 5, 6))
+    calls.append(call("unpadded", {"x": x}, result(np_max_pool2d(x, 2, 2, 0), "f32", EXACT)))
+    x = dyadic(rng, (2, 3, 4, 4))
+    calls.append(call("average", {"x": x}, result(f32(x.astype(np.float64).mean(axis=(2, 3))), "f32", EXACT_DYADIC)))
+    return calls
+
+
+@program
+def stdlib_resize(rng):
+    x = dyadic(rng, (1, 2, 2, 3))
+    want = x.repeat(3, axis=2).repeat(3, axis=3)
+    return [call("triple", {"x": x}, result(want, "f32", EXACT))]
+
+
+def np_unpack_int4(packed):
+    b = packed.astype(np.int32) & 0xFF
+    low = b & 15
+    high = b >> 4
+    low = np.where(low >= 8, low - 16, low)
+    high = np.where(high >= 8, high - 16, high)
+    return np.stack([low, high], axis=-1).reshape(packed.shape[0], -1).astype(np.int8)
+
+
+@program
+def stdlib_quant(rng):
+    every = np.arange(-128, 128, dtype=np.int32).astype(np.int8).reshape(16, 16)
+    calls = [call("unpack", {"packed": every}, result(np_unpack_int4(every), "i8"))]
+    q = rng.integers(-128, 128, size=(2, 3, 5)).astype(np.int8)
+    scale = dyadic(rng, (2, 3))
+    calls.append(call("int8", {"q": q, "scale": scale},
+                      result(f32(q.astype(np.float64) * scale[..., None]), "f32", EXACT)))
+    packed = rng.integers(-128, 128, size=(3, 4)).astype(np.int8)
+    scale = dyadic(rng, (3,))
+    calls.append(call("int4", {"packed": packed, "scale": scale},
+                      result(f32(np_unpack_int4(packed).astype(np.float64) * scale[:, None]), "f32", EXACT)))
+    return calls
+
+
+@program
+def stdlib_moe(rng):
+    x = dyadic(rng, (3, 2, 4))
+    w = dyadic(rng, (5, 3, 4))
+    chosen = np.array([[4, 0], [2, 2], [1, 3]], dtype=np.int64)
+    want = np.einsum("rki,rkoi->rko", x.astype(np.float64), w[chosen].astype(np.float64))
+    return [call("experts", {"x": x, "w": w, "chosen": chosen}, result(f32(want), "f32", EXACT_DYADIC))]
+
+
+@program
+def stdlib_write_tokens(rng):
+    def ints(shape):
+        return rng.integers(-99, 100, size=shape).astype(np.int32)
+    cache = ints((3, 2, 6, 2))
+    value = ints((1, 2, 5, 2))
+    calls = []
+    # Packed prompts of two rows, then a decode step of a third; out-of-range
+    # rows and positions write nothing; a repeated (row, position) is taken
+    # by the later token.
+    for rows, positions in [([0, 0, 0, 2, 1], [0, 1, 2, 0, 5]),
+                            ([1, 3, -1, 2, 1], [4, 0, 1, 6, 4]),
+                            ([2, 2, 0, 0, 1], [-1, 3, 5, 5, 0])]:
+        want = cache.copy()
+        for p in range(5):
+            if 0 <= rows[p] < 3 and 0 <= positions[p] < 6:
+                want[rows[p], :, positions[p], :] = value[0, :, p, :]
+        calls.append(call("tokens", {"cache": cache, "value": value, "rows": np.array(rows, dtype=np.int32),
+                                     "positions": np.array(positions, dtype=np.int32)}, result(want, "i32")))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
