@@ -26,8 +26,8 @@ nlohmann::json slotType(const lower::SlotType& s, bool named) {
 }  // namespace
 
 std::string manifestJson(const lower::LoweredProgram& program, const bind::GenericBindings& generics,
-                         const bind::EntryChecks& checks, const ManifestSource& source,
-                         const ManifestTarget& target) {
+                         const bind::EntryChecks& checks, const EntryRequirements& requirements,
+                         const ManifestSource& source, const ManifestTarget& target) {
   nlohmann::json j;
   j["format"] = "linnet-artifact";
   j["version"] = 1;
@@ -59,6 +59,11 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
         if (c.max) rule["max"] = *c.max;
         entry["checks"].push_back(rule);
       }
+    }
+    if (auto rules = requirements.byEntry.find(e.name); rules != requirements.byEntry.end() && !rules->second.empty()) {
+      entry["requires"] = nlohmann::json::array();
+      for (const DimRequirement& r : rules->second)
+        entry["requires"].push_back({{"lhs", r.lhs}, {"relation", r.relation}, {"rhs", r.rhs}, {"why", r.why}});
     }
     j["entries"].push_back(entry);
   }

@@ -166,7 +166,9 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   }
   artifact::ManifestSource source{options.path, root->qualifiedName(), ""};
   artifact::ManifestTarget manifestTarget{target.triple, target.cpu, target.features};
-  out->manifestJson = artifact::manifestJson(*lowered, inputs.generics, binding->checks, source, manifestTarget);
+  artifact::EntryRequirements requirements = artifact::entryRequirements(checked, *root, inputs.generics, sources);
+  out->manifestJson =
+      artifact::manifestJson(*lowered, inputs.generics, binding->checks, requirements, source, manifestTarget);
   out->sharedObject = std::move(*so);
   return kExitOk;
 }

@@ -29,6 +29,50 @@ std::string_view stateAccessName(StateAccess access) {
   return "none";
 }
 
+std::string_view dimRelationSpelling(DimRelation relation) {
+  switch (relation) {
+  case DimRelation::Equal:
+    return "==";
+  case DimRelation::NotEqual:
+    return "!=";
+  case DimRelation::Less:
+    return "<";
+  case DimRelation::LessEqual:
+    return "<=";
+  case DimRelation::Greater:
+    return ">";
+  case DimRelation::GreaterEqual:
+    return ">=";
+  }
+  return "==";
+}
+
+std::optional<DimRelation> dimRelationFromSpelling(std::string_view spelling) {
+  for (DimRelation r : {DimRelation::Equal, DimRelation::NotEqual, DimRelation::Less, DimRelation::LessEqual,
+                        DimRelation::Greater, DimRelation::GreaterEqual})
+    if (dimRelationSpelling(r) == spelling)
+      return r;
+  return std::nullopt;
+}
+
+bool dimRelationHolds(DimRelation relation, std::int64_t lhs, std::int64_t rhs) {
+  switch (relation) {
+  case DimRelation::Equal:
+    return lhs == rhs;
+  case DimRelation::NotEqual:
+    return lhs != rhs;
+  case DimRelation::Less:
+    return lhs < rhs;
+  case DimRelation::LessEqual:
+    return lhs <= rhs;
+  case DimRelation::Greater:
+    return lhs > rhs;
+  case DimRelation::GreaterEqual:
+    return lhs >= rhs;
+  }
+  return false;
+}
+
 const ArgSpec *EntrySpec::findArg(std::string_view argName) const {
   for (const ArgSpec &arg : args)
     if (arg.name == argName)
@@ -212,6 +256,8 @@ private:
   Expected<EntrySpec> readEntry(const json &value, const std::string &where, const Manifest &manifest) const;
   Status readChecks(const json &entryJson, const std::string &where, const std::set<std::string> &names,
                     EntrySpec &entry) const;
+  Status readRequires(const json &entryJson, const std::string &where, const std::set<std::string> &names,
+                      EntrySpec &entry) const;
 
   std::string_view source_;
 };
@@ -385,9 +431,52 @@ Status ManifestReader::readChecks(const json &entryJson, const std::string &wher
   return Status::success();
 }
 
+Status ManifestReader::readRequires(const json &entryJson, const std::string &where,
+                                    const std::set<std::string> &names, EntrySpec &entry) const {
+  Expected<const json *> list = array(entryJson, "requires", where, false);
+  if (!list)
+    return list.status();
+  if (!*list)
+    return Status::success();
+  for (std::size_t i = 0; i < (*list)->size(); ++i) {
+    const json &r = (**list)[i];
+    std::string at = fmt::format("{}.requires[{}]", where, i);
+    if (Status s = checkObject(r, at, {"lhs", "relation", "rhs", "why"}); !s)
+      return s;
+    Expected<std::string> relation = string(r, "relation", at, true);
+    if (!relation)
+      return relation.status();
+    std::optional<DimRelation> parsed = dimRelationFromSpelling(*relation);
+    if (!parsed)
+      return fail(at + ".relation", "unknown relation {} (expected \"==\", \"!=\", \"<\", \"<=\", \">\" or \">=\")",
+                  jsonQuoted(*relation));
+    Expected<std::string> why = string(r, "why", at, false);
+    if (!why)
+      return why.status();
+    if (why->size() > Manifest::kMaxWhyLength)
+      return fail(at + ".why", "longer than {} characters", Manifest::kMaxWhyLength);
+    // It ends up in messages: no control characters (a newline, an escape).
+    if (std::any_of(why->begin(), why->end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      return fail(at + ".why", "contains a control character");
+    std::optional<DimExpr> sides[2];
+    for (int side = 0; side < 2; ++side) {
+      const char *key = side == 0 ? "lhs" : "rhs";
+      Expected<const json *> value = member(r, key, at, true);
+      if (!value)
+        return value.status();
+      Expected<DimExpr> expr = expression(**value, at + "." + key, names);
+      if (!expr)
+        return expr.status();
+      sides[side] = std::move(*expr);
+    }
+    entry.requirements.push_back({std::move(*sides[0]), *parsed, std::move(*sides[1]), std::move(*why)});
+  }
+  return Status::success();
+}
+
 Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &where,
                                               const Manifest &manifest) const {
-  if (Status s = checkObject(e, where, {"name", "symbol", "dims", "args", "results", "state", "checks"}); !s)
+  if (Status s = checkObject(e, where, {"name", "symbol", "dims", "args", "results", "state", "checks", "requires"}); !s)
     return s.error();
   EntrySpec entry;
   Expected<std::string> name = string(e, "name", where, true);
@@ -480,6 +569,8 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
     return fail(where + ".state", "expected \"none\", \"read\" or \"write\", not {}", jsonQuoted(*state));
 
   if (Status s = readChecks(e, where, names, entry); !s)
+    return s.error();
+  if (Status s = readRequires(e, where, names, entry); !s)
     return s.error();
   return entry;
 }

@@ -4,8 +4,9 @@
 // and version, every field's type, that names are identifiers and unique
 // (entries, dims, arguments, generics; parameter and state paths), dtypes
 // (rt::DType names), concrete shapes (non-negative, rank <= kMaxRank, byte
-// sizes without overflow), and that every dim expression of an entry parses
-// and names only that entry's dims or the manifest's integer generics.
+// sizes without overflow), and that every dim expression of an entry (its
+// shapes, `checks` and `requires`) parses and names only that entry's dims or
+// the manifest's integer generics.
 // Unknown keys are errors too, so a field the runtime does not understand is
 // never silently ignored. After a successful parse, nothing in a Manifest
 // needs checking again.
@@ -81,6 +82,22 @@ struct ValueCheck {
   std::optional<DimExpr> max; // exclusive
 };
 
+// A relation between dim expressions that the entry's compiled code assumes
+// (the manifest's `entries[].requires`: its `where` clauses on its dims, the
+// constant indices the compiler could not prove in range), checked once the
+// call's dims are bound and before anything runs.
+enum class DimRelation : std::uint8_t { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual };
+std::string_view dimRelationSpelling(DimRelation relation); // "==", "!=", "<", ...
+std::optional<DimRelation> dimRelationFromSpelling(std::string_view spelling);
+bool dimRelationHolds(DimRelation relation, std::int64_t lhs, std::int64_t rhs);
+
+struct DimRequirement {
+  DimExpr lhs;
+  DimRelation relation = DimRelation::Equal;
+  DimExpr rhs;
+  std::string why; // where it comes from, for messages ("`where` clause"); may be empty
+};
+
 struct EntrySpec {
   std::string name;
   std::string symbol;
@@ -89,6 +106,7 @@ struct EntrySpec {
   std::vector<ResultSpec> results;
   StateAccess state = StateAccess::None;
   std::vector<ValueCheck> checks;
+  std::vector<DimRequirement> requirements; // `requires`
 
   const ArgSpec *findArg(std::string_view argName) const;
 };
@@ -96,6 +114,7 @@ struct EntrySpec {
 struct Manifest {
   static constexpr std::size_t kMaxRank = 16;
   static constexpr std::size_t kMaxListLength = 1 << 20; // parameters, entries, ... each
+  static constexpr std::size_t kMaxWhyLength = 1024;      // a requirement's `why`
 
   std::int64_t version = kManifestVersion;
   TargetSpec target;

@@ -314,7 +314,10 @@ private:
         (*binds)[name] = value;
       Expected<std::vector<HostTensor>> results = session->call(call.entry, *args, *binds);
       if (!results) {
-        Failure failure = input(fmt::format("{}: {}", label, results.message()));
+        // A message that already starts with the label ("entry `f` needs
+        // S > 0 ...") is not prefixed again.
+        const std::string &message = results.message();
+        Failure failure = input(message.rfind(label, 0) == 0 ? message : fmt::format("{}: {}", label, message));
         if (!options_.keepGoing)
           return failure;
         report(failure);

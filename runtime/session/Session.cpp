@@ -137,6 +137,8 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
   if (!env)
     return env.error();
   call.env = std::move(*env);
+  if (Status s = checkDimRequirements(entry, call.env); !s)
+    return s.error();
   if (Status s = checkArgumentValues(entry, call.args, call.env); !s)
     return s.error();
   for (std::size_t r = 0; r < entry.results.size(); ++r) {

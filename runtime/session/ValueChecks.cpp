@@ -3,6 +3,7 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace linnet::rt {
@@ -28,6 +29,40 @@ std::string formatBound(const DimExpr &expr, std::int64_t value) {
 }
 
 } // namespace
+
+Status checkDimRequirements(const EntrySpec &entry, const DimEnv &env) {
+  for (const DimRequirement &requirement : entry.requirements) {
+    std::string relation = fmt::format("{} {} {}", requirement.lhs.text(), dimRelationSpelling(requirement.relation),
+                                       requirement.rhs.text());
+    Expected<std::int64_t> lhs = requirement.lhs.evaluate(env);
+    if (!lhs)
+      return makeError("entry `{}` needs {}: {}", entry.name, relation, lhs.message());
+    Expected<std::int64_t> rhs = requirement.rhs.evaluate(env);
+    if (!rhs)
+      return makeError("entry `{}` needs {}: {}", entry.name, relation, rhs.message());
+    if (dimRelationHolds(requirement.relation, *lhs, *rhs))
+      continue;
+    // The values of the names it uses, in order of appearance.
+    std::vector<std::string> names = requirement.lhs.names();
+    for (const std::string &name : requirement.rhs.names())
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+    std::vector<std::string> values;
+    for (const std::string &name : names)
+      values.push_back(fmt::format("{} = {}", name, env.find(name)->second));
+    std::string why = requirement.why.empty() ? std::string() : fmt::format(" ({})", requirement.why);
+    // A side that is more than a name or an integer gets its value shown.
+    bool compound = !(requirement.lhs.asName() || requirement.lhs.names().empty()) ||
+                    !(requirement.rhs.asName() || requirement.rhs.names().empty());
+    std::string evaluated =
+        compound ? fmt::format(" ({} {} {} is false)", *lhs, dimRelationSpelling(requirement.relation), *rhs) : "";
+    if (values.empty())
+      return makeError("entry `{}` needs {}{}, which is false", entry.name, relation, why);
+    return makeError("entry `{}` needs {}{}, but {}{}", entry.name, relation, why, fmt::join(values, ", "),
+                     evaluated);
+  }
+  return Status::success();
+}
 
 Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *const> args, const DimEnv &env) {
   for (const ValueCheck &check : entry.checks) {

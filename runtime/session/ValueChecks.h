@@ -1,5 +1,7 @@
 // Checks on argument values that the manifest asks for (`entries[].checks`),
-// run after the shapes are matched and before the entry is called.
+// run after the shapes are matched and before the entry is called, and the
+// entry's relations on its dims (`entries[].requires`), run as soon as the
+// dims are bound.
 //
 // The runtime knows no model: which argument holds token ids or positions,
 // and their bounds, come from the compiler as rules over the manifest's
@@ -17,6 +19,13 @@
 #include <span>
 
 namespace linnet::rt {
+
+// The entry's `requires` (relations between its dims and the generics that
+// its compiled code assumes), evaluated once the dims are bound. The first
+// one that fails is an Error naming the entry, the relation, where it comes
+// from and the values of the names it uses:
+//   entry `first` needs S > 0 (`where` clause), but S = 0
+Status checkDimRequirements(const EntrySpec &entry, const DimEnv &env);
 
 // `args` are in the order of `entry.args`. The first violation is an Error
 // naming the argument, the element's index and value, and the bound

@@ -3,11 +3,13 @@
 // native code is never loaded (dlopen would run it). Accepted manifests are
 // exercised further: every dim expression is evaluated with each name bound
 // to a few values (overflow and division must be errors, never UB), and
-// matchShapes runs on shapes built from those values. Rejected inputs must
+// matchShapes runs on shapes built from those values, and so do the entries'
+// `requires` relations. Rejected inputs must
 // carry a message.
 #include "runtime/artifact/ArtifactFile.h"
 #include "runtime/artifact/Manifest.h"
 #include "runtime/artifact/ShapeMatch.h"
+#include "runtime/session/ValueChecks.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +42,10 @@ void exercise(const linnet::rt::Manifest &manifest, std::int64_t value) {
       auto shape = linnet::rt::evaluateShape(result.shape, env, "result");
       check(shape.ok() || !shape.message().empty());
     }
+    // Requirements: evaluated like the runtime does before a call; a failure
+    // or an evaluation error must be a message, never UB.
+    linnet::rt::Status required = linnet::rt::checkDimRequirements(entry, env);
+    check(required.ok() || !required.message().empty());
     for (const linnet::rt::ValueCheck &rule : entry.checks) {
       check(rule.argIndex < entry.args.size() && entry.args[rule.argIndex].name == rule.arg);
       if (rule.max)

@@ -53,6 +53,13 @@ TEST(ManifestTest, ParsesTheFakeManifest) {
   ASSERT_EQ(pick->checks.size(), 2u);
   EXPECT_EQ(pick->checks[1].argIndex, 1u);
   EXPECT_EQ(pick->checks[1].max->text(), "K - S + 1");
+  ASSERT_EQ(pick->requirements.size(), 2u);
+  EXPECT_EQ(pick->requirements[0].lhs.text(), "S");
+  EXPECT_EQ(pick->requirements[0].relation, DimRelation::Greater);
+  EXPECT_EQ(pick->requirements[0].rhs.text(), "0");
+  EXPECT_EQ(pick->requirements[0].why, "`where` clause");
+  EXPECT_EQ(pick->requirements[1].relation, DimRelation::Less);
+  EXPECT_TRUE(m->findEntry("add")->requirements.empty());
   EXPECT_EQ(m->findEntry("iota")->results[0].shape[0].text(), "Steps * 2");
   EXPECT_EQ(m->findEntry("nope"), nullptr);
 }
@@ -161,6 +168,40 @@ TEST(ManifestTest, Checks) {
                "entries[2].checks[0].max: `Vocab` is neither");
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["max"] = 4; }), "checks[0].max: expected a string");
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["step"] = "1"; }), "unknown key \"step\"");
+}
+
+TEST(ManifestTest, Requires) {
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"] = json::object(); }),
+               "entries[2].requires: expected an array");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0] = "S > 0"; }),
+               "entries[2].requires[0]: expected an object");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["relation"] = "=>"; }),
+               "entries[2].requires[0].relation: unknown relation \"=>\"");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["relation"] = 1; }),
+               "entries[2].requires[0].relation: expected a string");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0].erase("relation"); }),
+               "entries[2].requires[0]: missing `relation`");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0].erase("lhs"); }),
+               "entries[2].requires[0]: missing `lhs`");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["rhs"] = 0; }),
+               "entries[2].requires[0].rhs: expected a string");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["lhs"] = "Vocab"; }),
+               "entries[2].requires[0].lhs: `Vocab` is neither");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["lhs"] = "S +"; }), "entries[2].requires[0].lhs:");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["why"] = 3; }),
+               "entries[2].requires[0].why: expected a string");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["why"] = std::string(2000, 'x'); }),
+               "entries[2].requires[0].why: longer than 1024 characters");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["why"] = "a\nb"; }),
+               "entries[2].requires[0].why: contains a control character");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"][0]["kind"] = "dim"; }), "unknown key \"kind\"");
+  // `why` is optional; a dim of another entry is not a name here.
+  Expected<Manifest> ok =
+      parseManifest(edited([](json &m) { m["entries"][2]["requires"][0].erase("why"); }).dump(), "m");
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok->findEntry("pick")->requirements[0].why, "");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["requires"] = json::array({{{"lhs", "S"}, {"relation", ">"}, {"rhs", "0"}}}); }),
+               "entries[0].requires[0].lhs: `S` is neither");
 }
 
 } // namespace

@@ -163,6 +163,37 @@ TEST_F(SessionTest, ValueChecksFromTheManifest) {
   EXPECT_TRUE(s.call("pick", args).ok());
 }
 
+TEST_F(SessionTest, DimRequirementsFromTheManifest) {
+  Session s = session();
+  // pick reads tokens[b][S - 1]: with S = 0 it would read before the tensor.
+  ArgMap args;
+  args.emplace("tokens", i32Tensor({2, 0}, {}));
+  args.emplace("pos", i64Scalar(0));
+  EXPECT_EQ(callError(s, "pick", args), "entry `pick` needs S > 0 (`where` clause), but S = 0");
+  // A compound side shows its value; the generics' values are named too.
+  auto errorWith = [&](auto edit) {
+    Expected<Session> opened = open(edited(test::fakeManifest(), edit));
+    EXPECT_TRUE(opened.ok()) << (opened.ok() ? "" : opened.message());
+    return opened.ok() ? callError(*opened, "pick", args) : std::string();
+  };
+  args.at("tokens") = i32Tensor({1, 1}, {0});
+  EXPECT_EQ(errorWith([](json &m) { m["entries"][2]["requires"][0]["rhs"] = "K - 3"; }),
+            "entry `pick` needs S > K - 3 (`where` clause), but S = 1, K = 4 (1 > 1 is false)");
+  // Without names, a relation that fails fails every call.
+  EXPECT_EQ(errorWith([](json &m) {
+              m["entries"][2]["requires"][0] = {{"lhs", "1"}, {"relation", "=="}, {"rhs", "2"}};
+            }),
+            "entry `pick` needs 1 == 2, which is false");
+  // An evaluation error names the relation.
+  EXPECT_HAS(errorWith([](json &m) { m["entries"][2]["requires"][0]["lhs"] = "K / (S - 1)"; }),
+             "entry `pick` needs K / (S - 1) > 0: ");
+  // And a call that meets them runs.
+  args.at("tokens") = i32Tensor({1, 2}, {1, 2});
+  Expected<std::vector<HostTensor>> results = s.call("pick", args);
+  ASSERT_TRUE(results.ok()) << results.message();
+  EXPECT_EQ((*results)[0].elementAsInt(0), 2);
+}
+
 TEST_F(SessionTest, RejectedResultsAreStillFreed) {
   Session s = session();
   // The sanitizer build reports a leak if the rejected result is not freed.
