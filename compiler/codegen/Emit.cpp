@@ -15,6 +15,8 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -71,6 +73,30 @@ struct Lowered {
   std::unique_ptr<llvm::TargetMachine> machine;
 };
 
+// A vector select of bf16/f16 (InstCombine pushes the bitcasts of our
+// integer bf16 code through selects, recreating them after
+// linnet-narrow-float-memory removed them) is legalized by the x86 backend
+// through f32 and `__truncsfbf2`, a compiler-rt helper the shared object
+// does not link. Selecting the same bits as i16 lanes is one blend.
+void selectSixteenBitFloatsAsIntegers(llvm::Module& m) {
+  std::vector<llvm::SelectInst*> selects;
+  for (llvm::Function& f : m)
+    for (llvm::Instruction& i : llvm::instructions(f))
+      if (auto* select = llvm::dyn_cast<llvm::SelectInst>(&i))
+        if (auto* type = llvm::dyn_cast<llvm::FixedVectorType>(select->getType());
+            type && (type->getElementType()->isBFloatTy() || type->getElementType()->isHalfTy()))
+          selects.push_back(select);
+  for (llvm::SelectInst* select : selects) {
+    auto* type = llvm::cast<llvm::FixedVectorType>(select->getType());
+    auto* integers = llvm::FixedVectorType::get(llvm::Type::getInt16Ty(m.getContext()), type->getNumElements());
+    llvm::IRBuilder<> b(select);
+    llvm::Value* bits = b.CreateSelect(select->getCondition(), b.CreateBitCast(select->getTrueValue(), integers),
+                                       b.CreateBitCast(select->getFalseValue(), integers));
+    select->replaceAllUsesWith(b.CreateBitCast(bits, type));
+    select->eraseFromParent();
+  }
+}
+
 // Lowers a copy of `module` to LLVM IR and runs O2. MLIR diagnostics still
 // reach the context's handlers; their text also goes into the error.
 llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOptions& target) {
@@ -123,6 +149,7 @@ llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOpti
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   passes.run(m, mam);
+  selectSixteenBitFloatsAsIntegers(m);
   return lowered;
 }
 

@@ -1,12 +1,15 @@
 // The `linnet-linalg-to-parallel-loops` pass: linalg ops on buffers become
-// `scf.for` nests, and a large op's leading parallel loops also become one
-// `scf.parallel`, chosen at run time by an `scf.if` on the op's iteration
-// count (Passes.td has the rule). Assumes upstream's `linalgOpToLoops`
-// builds one perfectly nested `scf.for` per iteration dimension, outermost
-// first, with every bound computed before the nest.
+// `scf.for` nests whose innermost loop steps over vectors (or scalars where
+// the op cannot be vectorized), and a large op's leading parallel loops
+// also become one `scf.parallel`, chosen at run time by an `scf.if` on the
+// op's iteration count (Passes.td has the rules). Assumes upstream's
+// `linalgOpToLoops` and `tileLinalgOp` build one perfectly nested `scf.for`
+// per iteration dimension, outermost first, with every bound computed
+// before the nest.
 #include "compiler/codegen/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -19,11 +22,99 @@ namespace {
 
 using namespace mlir;
 
+// The op's innermost loop can step over vectors: every operand indexes it
+// by its last, unit-stride subscript or not at all (so each vector is one
+// contiguous load, store or broadcast), elements are whole bytes (an i1
+// vector would be bit-packed in memory), and the body is arithmetic and
+// math on its arguments, with no integer division. A short static
+// innermost loop is not worth it.
+bool vectorizable(linalg::LinalgOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops == 0) return false;
+  unsigned innermost = loops - 1;
+  int64_t extent = op.getStaticLoopRanges()[innermost];
+  if (!ShapedType::isDynamic(extent) && extent < 4) return false;
+  // A reduction into a 16-bit float would become a vector reduction in
+  // that type, which LLVM legalizes through conversion helpers the shared
+  // object does not link (arithmetic on them is emulated in f32 instead).
+  if (op.getNumReductionLoops() > 0)
+    for (OpOperand& init : op.getDpsInitsMutable())
+      if (auto f = dyn_cast<FloatType>(getElementTypeOrSelf(init.get().getType())); f && f.getWidth() < 32)
+        return false;
+  for (OpOperand& operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type) {
+      if (isa<ShapedType>(operand.get().getType())) return false;
+      continue;
+    }
+    Type element = type.getElementType();
+    if (!element.isIntOrIndexOrFloat() ||
+        (!element.isIndex() && element.getIntOrFloatBitWidth() % 8 != 0))
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    bool readsInnermost = false;
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      if (!map.getResult(i).isFunctionOfDim(innermost)) continue;
+      if (i + 1 != map.getNumResults() ||
+          map.getResult(i) != getAffineDimExpr(innermost, op.getContext()))
+        return false;
+      readsInnermost = true;
+    }
+    if (readsInnermost) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(getStridesAndOffset(type, strides, offset)) || strides.empty() ||
+          strides.back() != 1)
+        return false;
+    }
+  }
+  for (Operation& inner : op.getBlock()->without_terminator()) {
+    if (isa<linalg::IndexOp>(inner)) continue;
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect())) return false;
+    // Masked-off lanes hold padding (zero): an integer division there
+    // would trap. No vector ISA divides integers anyway.
+    if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
+            arith::CeilDivUIOp, arith::FloorDivSIOp>(inner))
+      return false;
+    auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
+    if (!llvm::all_of(inner.getOperandTypes(), scalar) ||
+        !llvm::all_of(inner.getResultTypes(), scalar))
+      return false;
+  }
+  return true;
+}
+
+// Tiles `op` by one along every loop but the innermost, by `length` along
+// it, and vectorizes the tile (masked where the extent is not a multiple).
+// Returns the tile loops, outermost first, or failure with `op` unchanged.
+FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, linalg::LinalgOp op,
+                                                      int64_t length) {
+  SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+  sizes.back() = length;
+  linalg::LinalgTilingOptions options;
+  options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::Loops);
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
+  if (failed(tiled)) return failure();
+  SmallVector<scf::ForOp> loops;
+  for (Operation* loop : tiled->loops)
+    if (auto forOp = dyn_cast<scf::ForOp>(loop)) loops.push_back(forOp);
+  linalg::LinalgOp tile = tiled->op;
+  rewriter.setInsertionPoint(tile);
+  SmallVector<bool> scalable(sizes.size(), false);
+  if (loops.size() != tiled->loops.size() ||
+      failed(linalg::vectorize(rewriter, tile, sizes, scalable))) {
+    // Unexpected: undo the tiling; the caller builds scalar loops.
+    for (Operation* loop : llvm::reverse(tiled->loops)) rewriter.eraseOp(loop);
+    return failure();
+  }
+  return loops;
+}
+
 // How many of the leading loops may run in parallel: the leading parallel
 // iterators, but not the innermost loop (the vectorizer's) unless the nest
 // is a single loop. Zero when the nest is not the perfect nest expected.
-size_t parallelDepth(linalg::LinalgOp op, MutableArrayRef<scf::ForOp> loops) {
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+size_t parallelDepth(ArrayRef<utils::IteratorType> iterators, MutableArrayRef<scf::ForOp> loops) {
   if (loops.empty() || loops.size() != iterators.size()) return 0;
   size_t depth = 0;
   size_t limit = loops.size() == 1 ? 1 : loops.size() - 1;
@@ -50,9 +141,10 @@ void parallelize(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size
   Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
   Value points = one, parallelPoints = one;
   for (auto [i, loop] : llvm::enumerate(loops)) {
+    // Points count iterations of the op, not of the (vector) loops.
     Value span = rewriter.create<arith::SubIOp>(loc, loop.getUpperBound(), loop.getLowerBound());
     Value trips = rewriter.create<arith::CeilDivSIOp>(loc, span, loop.getStep());
-    points = rewriter.create<arith::MulIOp>(loc, points, trips);
+    points = rewriter.create<arith::MulIOp>(loc, points, span);
     if (i < depth) parallelPoints = rewriter.create<arith::MulIOp>(loc, parallelPoints, trips);
   }
   Value large = rewriter.create<arith::CmpIOp>(
@@ -89,6 +181,16 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
+      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+      if (vectorLength > 1 && vectorizable(op)) {
+        FailureOr<SmallVector<scf::ForOp>> loops = vectorizeInnermost(rewriter, op, vectorLength);
+        if (succeeded(loops)) {
+          rewriter.eraseOp(op);
+          size_t depth = parallelDepth(iterators, *loops);
+          if (minWork > 0 && depth > 0) parallelize(rewriter, *loops, depth, minWork);
+          continue;
+        }
+      }
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::LinalgLoops> built = linalg::linalgOpToLoops(rewriter, op);
       if (failed(built)) {
@@ -98,10 +200,11 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
       SmallVector<scf::ForOp> loops;
       for (Operation* loop : *built)
         if (auto forOp = dyn_cast<scf::ForOp>(loop)) loops.push_back(forOp);
-      size_t depth = loops.size() == built->size() ? parallelDepth(op, loops) : 0;
+      size_t depth = loops.size() == built->size() ? parallelDepth(iterators, loops) : 0;
       rewriter.eraseOp(op);
       if (minWork > 0 && depth > 0) parallelize(rewriter, loops, depth, minWork);
     }
+
   }
 };
 

@@ -33,27 +33,117 @@ def EntryAbi : Pass<"linnet-entry-abi", "::mlir::ModuleOp"> {
 }
 
 def LinalgToParallelLoops : Pass<"linnet-linalg-to-parallel-loops"> {
-  let summary = "Lower linalg ops on buffers to loops, the large ones' outer parallel loops to `scf.parallel`";
+  let summary = "Lower linalg ops on buffers to vector or scalar loops, the large ones' outer parallel loops to `scf.parallel`";
   let description = [{
-    Every linalg op on memrefs becomes an `scf.for` nest (as
-    `convert-linalg-to-loops`). Where the op's leading iterators are
-    parallel, those leading loops (never the innermost loop of the nest,
-    which LLVM's loop vectorizer widens, unless it is the only one) are
+    With `vector-length` > 1, an op whose innermost loop every operand
+    indexes by its last, unit-stride subscript or not at all (contiguous
+    loads and stores, broadcasts), with whole-byte elements, a body of
+    arithmetic and math without integer division, no reduction into a
+    16-bit float, and an innermost extent of at least 4 (or dynamic), is
+    tiled by one along every loop but the innermost and by `vector-length`
+    along it, and each tile is vectorized (upstream's `linalg::vectorize`):
+    `vector.transfer_read`/`transfer_write`, masked by `vector.create_mask`
+    where the extent is not a multiple, and `vector.multi_reduction` for an
+    innermost reduction. Every other op becomes an `scf.for` nest (as
+    `convert-linalg-to-loops`), which LLVM's loop vectorizer may still widen.
+    Where the op's leading iterators are parallel, those leading loops
+    (never the innermost loop of the nest unless it is the only one) are
     also built as one `scf.parallel`, and an `scf.if` picks it at run time
     when the op's whole iteration space has at least `min-work` points and
     the parallel loops more than one; otherwise the sequential nest runs.
     With static shapes the condition folds and one version is left.
     Reduction loops stay sequential `scf.for`s inside, in their order, so
-    results are bit-identical. Only linalg ops are touched: the program's
-    own `scf.for`/`scf.while` loops (state, generate) stay as they are.
-    `convert-scf-to-openmp` turns the `scf.parallel`s into OpenMP.
+    results do not depend on the thread count. Only linalg ops are touched:
+    the program's own `scf.for`/`scf.while` loops (state, generate) stay as
+    they are. `convert-scf-to-openmp` turns the `scf.parallel`s into OpenMP;
+    `linnet-lower-vectors` lowers the vector ops.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
            "iteration points below which an op stays on one thread (0: never parallel)">,
+    Option<"vectorLength", "vector-length", "int64_t", /*default=*/"0",
+           "lanes of the innermost loop's vectors (0: scalar loops only)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def FuseElementwise : Pass<"linnet-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg producers into their consumers where no element is recomputed";
+  let description = [{
+    Upstream's elementwise fusion (with its reshape-by-expansion folding,
+    constant folding and canonicalizations, as `linalg-fuse-elementwise-ops`
+    runs them), under a cost rule: a `linalg.generic` producer with one use
+    is fused into its consumer when every loop of the consumer indexes the
+    fused operand (each produced element is still computed once), or when
+    the producer's body is a single conversion (`extf`, `truncf`, ...),
+    which costs no more to redo than to load. Otherwise it stays a separate
+    op whose result is materialized: fusing an RMSNorm into the matrix
+    product that consumes it would compute the norm again for every output
+    feature (3,072 times per element in Phi-3-mini's attention).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
+}
+
+def SplitReductions : Pass<"linnet-split-reductions"> {
+  let summary = "Split an innermost contiguous reduction into `ratio` parallel lanes and a short reduction";
+  let description = [{
+    Runs on linalg on tensors, before bufferization. A `linalg.generic`
+    whose innermost loop is its only reduction, with a static extent that
+    is a multiple of `ratio` (and at least twice it), read by every operand
+    that uses it as that operand's last index, becomes two ops (upstream's
+    `linalg::splitReduction`, inner dimension parallel): one summing
+    `K / ratio` strided chunks into `ratio` partial results per output
+    element, with the `ratio` lanes as its innermost parallel loop, and one
+    reducing those lanes. Vectorized, the first keeps a vector of partial
+    sums in registers across the whole reduction; without the split, each
+    vector of products would be summed horizontally. Floating-point sums
+    are reassociated (the order is fixed by `ratio`, not by threads).
+    `ratio` is the target's vector length in f32 lanes; 0 or 1 disables.
+  }];
+  let options = [
+    Option<"ratio", "ratio", "int64_t", /*default=*/"16",
+           "lanes of the partial reduction (the target's f32 vector length)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def LowerVectors : Pass<"linnet-lower-vectors"> {
+  let summary = "Lower the vectorizer's n-D, masked vector ops to 1-D loads, stores and arithmetic";
+  let description = [{
+    Runs after `linnet-linalg-to-parallel-loops`. Masks on transfers and
+    reductions are lowered first; then leading unit dimensions are cast
+    away, `vector.multi_reduction` becomes `vector.reduction` (inner
+    reduction) or elementwise arithmetic, masks, broadcasts, shape casts,
+    transposes and permuted transfers are lowered, and transfers of rank 1
+    become `vector.load`/`vector.store`/`vector.maskedload`/
+    `vector.maskedstore`. What remains of higher rank is left to
+    `convert-vector-to-scf`.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
+def NarrowFloatMemory : Pass<"linnet-narrow-float-memory", "::mlir::ModuleOp"> {
+  let summary = "Vector loads, stores and selects of bf16/f16 move i16 lanes";
+  let description = [{
+    Runs on the LLVM dialect. LLVM scalarizes a masked load or store of a
+    bf16 (or f16) vector, and promotes a select of them to f32, converting
+    each lane through f32 and back with a compiler-rt helper
+    (`__truncsfbf2`) the shared object does not link, and slowly. Our
+    bf16/f16 arithmetic is already integer code (`arith-expand`,
+    `arith-emulate-unsupported-floats`); the float vectors only carry bits
+    between memory and it. So every vector `llvm.load`, `llvm.store`,
+    `llvm.intr.masked.load`, `llvm.intr.masked.store` and `llvm.select` of
+    them is rewritten on the i16 vector of the same shape, with
+    `llvm.bitcast` around it; the bitcasts then cancel against the integer
+    code's, and no bf16/f16 vector reaches the backend for InstCombine to
+    turn back into a float select.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def ForwardArgumentResults : Pass<"linnet-forward-argument-results", "::mlir::ModuleOp"> {

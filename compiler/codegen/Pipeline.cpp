@@ -19,6 +19,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -96,12 +98,16 @@ LogicalResult run(ModuleOp module, PassManager& pm) { return pm.run(module); }
 void addLinalgStage(OpPassManager& pm) {
   pm.addPass(linnet::conversion::createConvertLinnetToLinalg());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
-void addBufferizedStage(OpPassManager& pm) {
+void addBufferizedStage(OpPassManager& pm, const TargetOptions& target) {
+  SplitReductionsOptions split;
+  split.ratio = target.vectorLanes();
+  pm.addPass(createSplitReductions(split));
+  pm.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = true;
   // The ABI passes and returns contiguous row-major tensors: identity
@@ -190,12 +196,18 @@ void expandStridedCopies(ModuleOp module) {
 }
 
 void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
-  // Loops: LLVM's loop vectorizer (O2, with the target's features) widens
-  // them; a large op's leading parallel loops are shared among threads
-  // through OpenMP (libomp); see README.md.
+  // Loops: the innermost loop of each op steps over vectors of the
+  // target's length where the op's accesses allow (else scalar loops, which
+  // LLVM's loop vectorizer may still widen); a large op's leading parallel
+  // loops are shared among threads through OpenMP (libomp); see README.md.
   LinalgToParallelLoopsOptions loops;
   loops.minWork = target.parallelMinWork;
+  loops.vectorLength = target.vectorLanes();
   pm.addPass(createLinalgToParallelLoops(loops));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLowerVectors());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createCanonicalizerPass());
   // Scalar math: bf16/f16 math in f32, polynomial approximations instead of
   // libm calls, bf16/f16 arithmetic emulated in f32 and bf16 conversions
   // expanded to integer ops, so no compiler-rt/libgcc helper is needed.
@@ -222,6 +234,11 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Reductions of a vector may be reassociated: the vectorized loops
+  // already sum in lanes, so the order is the compiler's either way.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.reassociateFPReductions = true;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
@@ -230,11 +247,24 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createNarrowFloatMemory());
   pm.addPass(createEntryAbi());
   pm.addPass(createCanonicalizerPass());
 }
 
 }  // namespace
+
+int64_t TargetOptions::vectorLanes() const {
+  if (vectorLanesOverride > 0) return vectorLanesOverride;
+  auto has = [&](llvm::StringRef feature) {
+    llvm::SmallVector<llvm::StringRef> names;
+    llvm::StringRef(features).split(names, ',');
+    return llvm::is_contained(names, ("+" + feature).str());
+  };
+  if (has("avx512f")) return 16;
+  if (has("avx")) return 8;
+  return 4;
+}
 
 TargetOptions TargetOptions::host() {
   TargetOptions target;
@@ -295,7 +325,7 @@ LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target)
     context->getOrLoadDialect<bufferization::BufferizationDialect>();
     separateAliasingResults(module);
     PassManager pm(context);
-    addBufferizedStage(pm);
+    addBufferizedStage(pm, target);
     if (failed(run(module, pm))) return failure();
   }
   if (stage == Stage::Bufferized) return success();

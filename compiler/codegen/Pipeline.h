@@ -26,6 +26,12 @@ struct TargetOptions {
   // one thread; larger ones share their leading parallel loops among
   // OpenMP threads (README.md). 0: everything on one thread, no libomp.
   int64_t parallelMinWork = 65536;
+  // f32 lanes of the widest vector register `features` name (16 with
+  // AVX-512, 8 with AVX, else 4): the length of the innermost loops'
+  // vectors and of split reductions. 1 turns MLIR-level vectorization off.
+  int64_t vectorLanes() const;
+  // Set to override vectorLanes() (0: derive it from `features`).
+  int64_t vectorLanesOverride = 0;
   // The machine this process runs on: its triple, CPU name and features.
   static TargetOptions host();
 };

@@ -1,0 +1,219 @@
+// The `linnet-lower-vectors` pass: the vector ops the vectorizer made
+// (masked n-D transfers with leading unit dims, multi-reductions,
+// broadcasts, masks) become 1-D loads, stores and arithmetic that
+// `convert-vector-to-llvm` maps onto the target's registers.
+#include "compiler/codegen/Passes.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace linnet::codegen {
+
+#define GEN_PASS_DEF_LOWERVECTORS
+#include "compiler/codegen/Passes.h.inc"
+
+namespace {
+
+using namespace mlir;
+
+// The allocation a memref value views, or null when it is not one made in
+// this function (an argument may alias another argument).
+Operation* allocationOf(Value memref) {
+  while (Operation* def = memref.getDefiningOp()) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(def)) return def;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view) return nullptr;
+    memref = view.getViewSource();
+  }
+  return nullptr;
+}
+
+Value memrefRead(Operation* op) {
+  if (auto read = dyn_cast<vector::TransferReadOp>(op)) return read.getSource();
+  if (auto load = dyn_cast<vector::LoadOp>(op)) return load.getBase();
+  if (auto load = dyn_cast<vector::MaskedLoadOp>(op)) return load.getBase();
+  if (auto load = dyn_cast<memref::LoadOp>(op)) return load.getMemRef();
+  return {};
+}
+
+// One accumulator of `loop`: a transfer_read and a later transfer_write of
+// the same vector at the same loop-invariant place of a buffer allocated
+// in this function, in the loop's own body, where nothing else in the loop
+// writes memory and nothing else reads that allocation. The read moves
+// before the loop, the write after it, and the vector is carried.
+// (Upstream's hoisting gives up on any buffer reached through a view,
+// which is every tile's.)
+FailureOr<scf::ForOp> hoistAccumulator(RewriterBase& rewriter, scf::ForOp loop) {
+  for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
+    if (read.getMask() || !llvm::all_of(read->getOperands(), [&](Value v) {
+          return loop.isDefinedOutsideOfLoop(v);
+        }))
+      continue;
+    Operation* allocation = allocationOf(read.getSource());
+    if (!allocation) continue;
+    vector::TransferWriteOp write;
+    for (Operation* user : read.getSource().getUsers()) {
+      auto candidate = dyn_cast<vector::TransferWriteOp>(user);
+      if (!candidate || candidate->getBlock() != loop.getBody() || candidate.getMask() ||
+          candidate.getIndices() != read.getIndices() ||
+          candidate.getVectorType() != read.getVectorType() ||
+          candidate.getPermutationMap() != read.getPermutationMap() ||
+          candidate.getInBoundsAttr() != read.getInBoundsAttr() ||
+          !read->isBeforeInBlock(candidate))
+        continue;
+      write = candidate;
+    }
+    if (!write) continue;
+    bool safe = true;
+    loop.getBody()->walk([&](Operation* op) {
+      if (op == read.getOperation() || op == write.getOperation()) return WalkResult::advance();
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects) {
+        if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) safe = false;
+        return safe ? WalkResult::advance() : WalkResult::interrupt();
+      }
+      if (effects.hasEffect<MemoryEffects::Write>() ||
+          effects.hasEffect<MemoryEffects::Free>() || effects.hasEffect<MemoryEffects::Allocate>()) {
+        safe = false;
+      } else if (effects.hasEffect<MemoryEffects::Read>()) {
+        Value source = memrefRead(op);
+        if (!source || allocationOf(source) == allocation) safe = false;
+      }
+      return safe ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    if (!safe) continue;
+    rewriter.moveOpBefore(read, loop);
+    auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+        rewriter, read.getResult(), /*replaceInitOperandUsesInLoop=*/true,
+        [&](OpBuilder&, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>{write.getVector()};
+        }));
+    rewriter.moveOpAfter(write, newLoop);
+    rewriter.modifyOpInPlace(write, [&] { write.getVectorMutable().assign(newLoop.getResults().back()); });
+    return newLoop;
+  }
+  return failure();
+}
+
+// The value a reduction of `kind` ignores, as a constant of `type`.
+TypedAttr neutralElement(vector::CombiningKind kind, Type type, Builder& b) {
+  using Kind = vector::CombiningKind;
+  if (auto f = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics& sem = f.getFloatSemantics();
+    switch (kind) {
+      case Kind::ADD: return b.getFloatAttr(f, 0.0);
+      case Kind::MUL: return b.getFloatAttr(f, 1.0);
+      case Kind::MINNUMF:
+      case Kind::MINIMUMF: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, false));
+      case Kind::MAXNUMF:
+      case Kind::MAXIMUMF: return b.getFloatAttr(f, llvm::APFloat::getInf(sem, true));
+      default: return {};
+    }
+  }
+  auto i = dyn_cast<IntegerType>(type);
+  if (!i) return {};
+  unsigned bits = i.getWidth();
+  switch (kind) {
+    case Kind::ADD:
+    case Kind::OR:
+    case Kind::XOR:
+    case Kind::MAXUI: return b.getIntegerAttr(i, llvm::APInt::getZero(bits));
+    case Kind::MUL: return b.getIntegerAttr(i, llvm::APInt(bits, 1));
+    case Kind::AND:
+    case Kind::MINUI: return b.getIntegerAttr(i, llvm::APInt::getAllOnes(bits));
+    case Kind::MINSI: return b.getIntegerAttr(i, llvm::APInt::getSignedMaxValue(bits));
+    case Kind::MAXSI: return b.getIntegerAttr(i, llvm::APInt::getSignedMinValue(bits));
+    default: return {};
+  }
+}
+
+// A masked 1-D reduction (what the multi-reduction lowering leaves of a
+// masked tile) reduces its vector with the masked-off lanes replaced by the
+// neutral element. Left masked, later type conversions of its region loop.
+struct MaskedReductionToSelect : OpRewritePattern<vector::MaskOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MaskOp mask, PatternRewriter& rewriter) const override {
+    auto reduction = dyn_cast_or_null<vector::ReductionOp>(mask.getMaskableOp());
+    if (!reduction || mask.hasPassthru()) return failure();
+    Type element = reduction.getVector().getType().getElementType();
+    TypedAttr neutral = neutralElement(reduction.getKind(), element, rewriter);
+    if (!neutral) return failure();
+    Location loc = reduction.getLoc();
+    auto vectorType = reduction.getVector().getType();
+    Value fill = rewriter.create<arith::ConstantOp>(loc, DenseElementsAttr::get(vectorType, neutral));
+    Value kept = rewriter.create<arith::SelectOp>(loc, mask.getMask(), reduction.getVector(), fill);
+    rewriter.replaceOpWithNewOp<vector::ReductionOp>(mask, reduction.getType(), reduction.getKind(),
+                                                     kept, reduction.getAcc(),
+                                                     reduction.getFastmath());
+    return success();
+  }
+};
+
+struct LowerVectorsPass : impl::LowerVectorsBase<LowerVectorsPass> {
+  void runOnOperation() override {
+    MLIRContext* context = &getContext();
+    // A reduction's accumulator vector is read and written at the same
+    // place on every trip of the reduction loop: kept in a register across
+    // it instead. The tile's subviews are built inside the loops, so
+    // loop-invariant code motion first moves the accumulator's out.
+    getOperation()->walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    {
+      IRRewriter rewriter(context);
+      SmallVector<scf::ForOp> loops;
+      getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      // Innermost first; each hoist replaces the loop by one with one more
+      // carried value.
+      for (scf::ForOp loop : loops)
+        for (FailureOr<scf::ForOp> next = hoistAccumulator(rewriter, loop); succeeded(next);
+             next = hoistAccumulator(rewriter, *next)) {
+        }
+    }
+    // Masks first: a masked transfer becomes a transfer with a mask operand,
+    // a masked reduction a select of the neutral element.
+    {
+      RewritePatternSet patterns(context);
+      vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+      if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+        return signalPassFailure();
+    }
+    // Then shapes, in stages whose patterns do not undo each other (the
+    // multi-reduction lowering lifts to 2-D with leading unit dims that the
+    // unit-dim patterns would drop again): drop leading unit dims (the
+    // tile's loops of one) and permutations from transfers; lower
+    // reductions, masks, broadcasts, transposes; then rank-1 transfers to
+    // loads and stores and the remaining shape casts.
+    auto apply = [&](auto populate) {
+      RewritePatternSet patterns(context);
+      populate(patterns);
+      return applyPatternsAndFoldGreedily(getOperation(), std::move(patterns));
+    };
+    if (failed(apply([](RewritePatternSet& patterns) {
+          vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+          vector::populateVectorTransferDropUnitDimsPatterns(patterns);
+          vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+        })) ||
+        failed(apply([](RewritePatternSet& patterns) {
+          vector::populateVectorMultiReductionLoweringPatterns(
+              patterns, vector::VectorMultiReductionLowering::InnerReduction);
+          vector::populateVectorMaskOpLoweringPatterns(patterns);
+          vector::populateVectorBroadcastLoweringPatterns(patterns);
+          vector::populateVectorTransposeLoweringPatterns(patterns,
+                                                          vector::VectorTransformsOptions());
+          vector::populateVectorContractLoweringPatterns(patterns,
+                                                         vector::VectorTransformsOptions());
+          vector::populateVectorGatherLoweringPatterns(patterns);
+        })) ||
+        failed(apply([&](RewritePatternSet& patterns) {
+          patterns.add<MaskedReductionToSelect>(context);
+        })) ||
+        failed(apply([](RewritePatternSet& patterns) {
+          vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
+          vector::populateVectorShapeCastLoweringPatterns(patterns);
+        })))
+      signalPassFailure();
+  }
+};
+
+}  // namespace
+}  // namespace linnet::codegen
