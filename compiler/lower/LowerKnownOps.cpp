@@ -13,6 +13,10 @@
 //   write_slots(cache, value[M,H,N,D], slots[M], at)
 //                                               for m in order (a later m wins,
 //                                               as in the body), row slots[m]
+//   write_tokens(cache, value[1,H,P,D], rows[P], positions[P])
+//                                               for p in order (a later p wins,
+//                                               as in the body), position
+//                                               positions[p] of row rows[p]
 // A row or position outside the cache writes nothing, as in the bodies.
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
@@ -40,6 +44,35 @@ struct SpanWriter {
     return b.create<mlir::arith::IndexCastOp>(l, b.getIndexType(), v);
   }
 
+  // Where a slice of `value` goes in the cache: offsets in `value`, offsets
+  // in the cache, sizes (all four axes).
+  struct Slices {
+    llvm::SmallVector<mlir::OpFoldResult> source, target, sizes;
+  };
+
+  // scf.if inside { `cache` with the slice `slices()` (built in the branch,
+  // where its offsets are valid) of `value` inserted } else { `cache` }.
+  template <typename MakeSlices>
+  mlir::Value insertIf(mlir::Value inside, mlir::Value cache, mlir::Value value, MakeSlices slices) {
+    auto type = mlir::cast<mlir::RankedTensorType>(cache.getType());
+    auto op = b.create<mlir::scf::IfOp>(l, mlir::TypeRange{type}, inside, /*withElseRegion=*/true);
+    mlir::OpBuilder::InsertPoint after = b.saveInsertionPoint();
+    for (mlir::Region* r : {&op.getThenRegion(), &op.getElseRegion()})
+      if (r->empty()) b.createBlock(r);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    Slices s = slices();
+    llvm::SmallVector<mlir::OpFoldResult> strides(4, b.getIndexAttr(1));
+    auto sliceType = mlir::tensor::ExtractSliceOp::inferResultType(
+        mlir::cast<mlir::RankedTensorType>(value.getType()), s.source, s.sizes, strides);
+    mlir::Value part = b.create<mlir::tensor::ExtractSliceOp>(l, sliceType, value, s.source, s.sizes, strides);
+    mlir::Value written = b.create<mlir::tensor::InsertSliceOp>(l, part, cache, s.target, s.sizes, strides);
+    b.create<mlir::scf::YieldOp>(l, written);
+    b.setInsertionPointToStart(&op.getElseRegion().front());
+    b.create<mlir::scf::YieldOp>(l, cache);
+    b.restoreInsertionPoint(after);
+    return op.getResult(0);
+  }
+
   // `cache` with positions at..at+N (clipped to 0..S) of `rows` rows from
   // cacheRow replaced by those of `value` from valueRow; unchanged when
   // nothing lies inside (or `cacheRow` is outside 0..B).
@@ -58,33 +91,38 @@ struct SpanWriter {
       inside = b.create<mlir::arith::AndIOp>(l, inside, cmp(CmpIPredicate::sge, cacheRow, zero));
       inside = b.create<mlir::arith::AndIOp>(l, inside, cmp(CmpIPredicate::slt, cacheRow, batch));
     }
-    auto type = mlir::cast<mlir::RankedTensorType>(cache.getType());
-    auto op = b.create<mlir::scf::IfOp>(l, mlir::TypeRange{type}, inside, /*withElseRegion=*/true);
-    mlir::OpBuilder::InsertPoint after = b.saveInsertionPoint();
-    for (mlir::Region* r : {&op.getThenRegion(), &op.getElseRegion()})
-      if (r->empty()) b.createBlock(r);
-    b.setInsertionPointToStart(&op.getThenRegion().front());
     // A single position (write_at, write_rows) that lies inside is whole:
     // static sizes keep the slice a plain copy of H x D.
     bool single = mlir::cast<mlir::RankedTensorType>(value.getType()).getDimSize(2) == 1;
-    mlir::OpFoldResult count = single ? mlir::OpFoldResult(b.getIndexAttr(1))
-                                      : mlir::OpFoldResult(b.create<mlir::arith::SubIOp>(l, hi, lo).getResult());
-    mlir::OpFoldResult from = single ? mlir::OpFoldResult(b.getIndexAttr(0))
-                                     : mlir::OpFoldResult(b.create<mlir::arith::SubIOp>(l, lo, at).getResult());
-    llvm::SmallVector<mlir::OpFoldResult> sizes{rows, mlir::tensor::getMixedSize(b, l, value, 1), count,
-                                                mlir::tensor::getMixedSize(b, l, value, 3)};
-    llvm::SmallVector<mlir::OpFoldResult> strides(4, b.getIndexAttr(1));
-    llvm::SmallVector<mlir::OpFoldResult> source{valueRow, b.getIndexAttr(0), from, b.getIndexAttr(0)};
-    llvm::SmallVector<mlir::OpFoldResult> target{cacheRow, b.getIndexAttr(0), lo, b.getIndexAttr(0)};
-    auto sliceType = mlir::tensor::ExtractSliceOp::inferResultType(
-        mlir::cast<mlir::RankedTensorType>(value.getType()), source, sizes, strides);
-    mlir::Value part = b.create<mlir::tensor::ExtractSliceOp>(l, sliceType, value, source, sizes, strides);
-    mlir::Value written = b.create<mlir::tensor::InsertSliceOp>(l, part, cache, target, sizes, strides);
-    b.create<mlir::scf::YieldOp>(l, written);
-    b.setInsertionPointToStart(&op.getElseRegion().front());
-    b.create<mlir::scf::YieldOp>(l, cache);
-    b.restoreInsertionPoint(after);
-    return op.getResult(0);
+    return insertIf(inside, cache, value, [&]() -> Slices {
+      mlir::OpFoldResult count = single ? mlir::OpFoldResult(b.getIndexAttr(1))
+                                        : mlir::OpFoldResult(b.create<mlir::arith::SubIOp>(l, hi, lo).getResult());
+      mlir::OpFoldResult from = single ? mlir::OpFoldResult(b.getIndexAttr(0))
+                                       : mlir::OpFoldResult(b.create<mlir::arith::SubIOp>(l, lo, at).getResult());
+      return {{valueRow, b.getIndexAttr(0), from, b.getIndexAttr(0)},
+              {cacheRow, b.getIndexAttr(0), lo, b.getIndexAttr(0)},
+              {rows, mlir::tensor::getMixedSize(b, l, value, 1), count, mlir::tensor::getMixedSize(b, l, value, 3)}};
+    });
+  }
+
+  // `cache` with position `at` of row `cacheRow` replaced by position
+  // `valueAt` of row 0 of `value`; unchanged when the row or the position
+  // is outside the cache.
+  mlir::Value writeOne(mlir::Value cache, mlir::Value value, mlir::Value cacheRow, mlir::Value valueAt,
+                       mlir::Value at) {
+    mlir::Value zero = index(0);
+    mlir::Value batch = b.create<mlir::tensor::DimOp>(l, cache, 0);
+    mlir::Value length = b.create<mlir::tensor::DimOp>(l, cache, 2);
+    mlir::Value inside = cmp(CmpIPredicate::sge, cacheRow, zero);
+    for (mlir::Value test : {cmp(CmpIPredicate::slt, cacheRow, batch), cmp(CmpIPredicate::sge, at, zero),
+                             cmp(CmpIPredicate::slt, at, length)})
+      inside = b.create<mlir::arith::AndIOp>(l, inside, test);
+    return insertIf(inside, cache, value, [&]() -> Slices {
+      return {{b.getIndexAttr(0), b.getIndexAttr(0), valueAt, b.getIndexAttr(0)},
+              {cacheRow, b.getIndexAttr(0), at, b.getIndexAttr(0)},
+              {b.getIndexAttr(1), mlir::tensor::getMixedSize(b, l, value, 1), b.getIndexAttr(1),
+               mlir::tensor::getMixedSize(b, l, value, 3)}};
+    });
   }
 
   // for i in 0..count: cache = body(cache, i), in order.
@@ -116,6 +154,7 @@ Result Lowerer::lowerKnownOp(const ast::FunctionItem& f, const Frame& callee, Sp
   else if (name == "write_rows") ranks = {4, 4, 1};
   else if (name == "write_slot") ranks = {4, 4, 0, 0};
   else if (name == "write_slots") ranks = {4, 4, 1, 0};
+  else if (name == "write_tokens") ranks = {4, 4, 1, 1};
   else return std::nullopt;
   if (p.size() != ranks.size()) return std::nullopt;
   for (size_t i = 0; i < p.size(); ++i)
@@ -135,6 +174,11 @@ Result Lowerer::lowerKnownOp(const ast::FunctionItem& f, const Frame& callee, Sp
   } else if (name == "write_slot") {
     result = w.write(cache, value, w.read(p[2].value), zero, builder_.getIndexAttr(1), w.read(p[3].value),
                      /*checkRow=*/true);
+  } else if (name == "write_tokens") {
+    mlir::Value tokens = builder_.create<mlir::tensor::DimOp>(w.l, value, 2);
+    result = w.loop(cache, tokens, [&](mlir::Value c, mlir::Value token) {
+      return w.writeOne(c, value, w.read(p[2].value, token), token, w.read(p[3].value, token));
+    });
   } else {  // write_slots
     mlir::Value position = w.read(p[3].value);
     mlir::Value prompts = builder_.create<mlir::tensor::DimOp>(w.l, value, 0);
