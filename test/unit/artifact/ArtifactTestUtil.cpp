@@ -72,13 +72,13 @@ std::filesystem::path writeFakeCheckpoint(const TempDir &dir) {
 
 HostTensor f32Tensor(std::vector<std::int64_t> shape, std::vector<float> values) {
   std::vector<std::byte> bytes(values.size() * 4);
-  std::memcpy(bytes.data(), values.data(), bytes.size());
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());  // empty: data() may be null
   return HostTensor::fromBytes(DType::F32, std::move(shape), std::move(bytes)).value();
 }
 
 HostTensor i32Tensor(std::vector<std::int64_t> shape, std::vector<std::int32_t> values) {
   std::vector<std::byte> bytes(values.size() * 4);
-  std::memcpy(bytes.data(), values.data(), bytes.size());
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());  // empty: data() may be null
   return HostTensor::fromBytes(DType::I32, std::move(shape), std::move(bytes)).value();
 }
 
