@@ -599,6 +599,35 @@ def np_conv2d(x, w, stride, pad, bias=None):
     return f32(out)
 
 
+def np_group_norm(x, weight, bias, groups, eps):
+    b, c = x.shape[:2]
+    g = x.astype(np.float64).reshape(b, groups, -1)
+    mean = g.mean(axis=2, keepdims=True)
+    var = ((g - mean) ** 2).mean(axis=2, keepdims=True)
+    normed = ((g - mean) / np.sqrt(var + eps)).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    return normed * weight.astype(np.float64).reshape(shape) + bias.astype(np.float64).reshape(shape)
+
+
+@program
+def stdlib_group_norm(rng):
+    x = f32(rng.standard_normal((2, 6, 3, 4)) * 3 + 1)
+    w = f32(rng.standard_normal(6))
+    b = f32(rng.standard_normal(6))
+    xb = bf16_round(f32(rng.standard_normal((1, 4, 3, 5))))
+    wb = bf16_round(f32(rng.standard_normal(4)))
+    bb = bf16_round(f32(rng.standard_normal(4)))
+    return [
+        call("three_groups", {"x": x, "weight": w, "bias": b}, result(np_group_norm(x, w, b, 3, 1e-6), "f32",
+             {"rel": 1e-5, "abs": 1e-5, "why": "f32 sums over 24 values and rsqrt: a few ulp of the result"})),
+        call("one_group_bf16", {"x": xb, "weight": wb, "bias": bb},
+             result(bf16_round(f32(np_group_norm(xb, wb, bb, 1, 1e-5))), "bf16",
+                    {"rel": 2 ** -7, "abs": 2 ** -7,
+                     "why": "f32 statistics rounded once to bf16: a value near a rounding boundary may round "
+                            "the other way (one bf16 ulp, 2^-8 relative)"})),
+    ]
+
+
 @program
 def vector_tails(rng):
     xb = bf16_round(f32(rng.standard_normal(37)))
