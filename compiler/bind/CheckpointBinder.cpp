@@ -415,6 +415,11 @@ void Binder::checkConstants() {
   }
   if (inputs_.program && !checkConfigConstants(*constants, *inputs_.program, checkpoint_.config(), diagnostics_))
     ok_ = false;
+  if (!inputs_.program) return;
+  std::optional<std::vector<BoundConstant>> values =
+      resolveConfigValues(*constants, *inputs_.program, checkpoint_.config(), diagnostics_);
+  if (values) model_.constants = std::move(*values);
+  else ok_ = false;
 }
 
 bool Binder::checkAllSolved() {
@@ -651,6 +656,7 @@ std::optional<BoundModel> Binder::run() {
     return std::nullopt;
   BoundModel model;
   model.generics = model_.generics;
+  model.constants = model_.constants;
   bindTensors(model);
   sizeState(model);
   if (!ok_) return std::nullopt;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/bind/ConfigConstants.h"
 #include "compiler/bind/GenericValues.h"
 #include "compiler/check/TypedIR.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
@@ -57,6 +58,7 @@ struct BoundModel {
   GenericBindings generics;
   std::vector<BoundTensor> tensors;
   std::vector<BoundState> state;
+  std::vector<BoundConstant> constants;  // constants.json `from_config`, valued for this checkpoint
   uint64_t weightBytes = 0;  // of the model's dtype, as the runtime holds them
   uint64_t stateBytes = 0;
 };

@@ -10,6 +10,7 @@
 #include "compiler/bind/ConfigConstants.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "compiler/bind/BindingFiles.h"
@@ -168,6 +169,31 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
         else
           out.constants.push_back({key, text});
       }
+    } else if (section == "from_config" && body.is_object()) {
+      for (auto& [key, value] : body.items()) {
+        ConfigValue entry{key, "", {}};
+        const nlohmann::json* name = &value;
+        if (value.is_object()) {
+          name = value.contains("constant") ? &value["constant"] : nullptr;
+          for (auto& [field, content] : value.items()) {
+            if (field == "unless" && content.is_object()) {
+              for (auto& [when, expected] : content.items()) entry.unless.emplace_back(when, expected);
+            } else if (field != "constant") {
+              invalid("`from_config." + key + "` takes only `constant` and an object `unless`, found `" +
+                      field + "`");
+            }
+          }
+        }
+        entry.constant = name && name->is_string() ? name->get<std::string>() : "";
+        size_t sep = entry.constant.rfind("::");
+        bool pathOk = !key.empty() && key.front() != '.' && key.back() != '.' && key.find("..") == std::string::npos;
+        if (!pathOk)
+          invalid("`from_config` key `" + key + "` must be a config.json key or a dotted path of keys");
+        else if (sep == std::string::npos || sep == 0 || sep + 2 == entry.constant.size())
+          invalid("`from_config." + key + "` must name a constant as `module::NAME`");
+        else
+          out.values.push_back(std::move(entry));
+      }
     } else if (section == "rope_types" && body.is_array()) {
       out.ropeTypes.emplace();
       for (const nlohmann::json& type : body) {
@@ -175,7 +201,8 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
         else invalid("`rope_types` must list rope type names (strings)");
       }
     } else {
-      invalid("expected only the object `constants` and the array `rope_types`, found `" + section + "`");
+      invalid("expected only the objects `constants` and `from_config` and the array `rope_types`, found `" +
+              section + "`");
     }
   }
   if (!ok) return std::nullopt;
@@ -252,6 +279,173 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
   checkType("rope_scaling", false);
   checkType("rope_parameters", true);
   return ok;
+}
+
+namespace {
+
+// config.json's value at a dotted `path`, or null when any part is missing.
+const nlohmann::json* lookup(const nlohmann::json& config, const std::string& path) {
+  const nlohmann::json* at = &config;
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->is_object() || !at->contains(part)) return nullptr;
+    at = &(*at)[part];
+    if (dot == std::string::npos) return at;
+    start = dot + 1;
+  }
+}
+
+// The places transformers may have written `key`: itself and, for a top-level
+// or `rope_scaling.` key, the same field of 5's `rope_parameters`.
+std::vector<std::string> placesOf(const std::string& key) {
+  std::vector<std::string> places{key};
+  const std::string scaling = "rope_scaling.";
+  if (key.find('.') == std::string::npos) places.push_back("rope_parameters." + key);
+  else if (key.compare(0, scaling.size(), scaling) == 0) places.push_back("rope_parameters." + key.substr(scaling.size()));
+  return places;
+}
+
+bool isIntegerType(ast::ScalarType t) { return !isFloatType(t) && t != ast::ScalarType::Bool; }
+
+// The range of an integer dtype, as int64 (u64 is capped at INT64_MAX).
+std::pair<int64_t, int64_t> integerRange(ast::ScalarType t) {
+  switch (t) {
+    case ast::ScalarType::I8: return {INT8_MIN, INT8_MAX};
+    case ast::ScalarType::I16: return {INT16_MIN, INT16_MAX};
+    case ast::ScalarType::I32: return {INT32_MIN, INT32_MAX};
+    case ast::ScalarType::U8: return {0, UINT8_MAX};
+    case ast::ScalarType::U16: return {0, UINT16_MAX};
+    case ast::ScalarType::U32: return {0, UINT32_MAX};
+    case ast::ScalarType::U64: return {0, INT64_MAX};
+    default: return {INT64_MIN, INT64_MAX};
+  }
+}
+
+// `raw` held in `dtype`: nullopt when it is not a value of that dtype (a
+// string, a fraction for an integer, out of range, not finite in a float).
+bool holdValue(const nlohmann::json& raw, BoundConstant& out) {
+  if (out.dtype == ast::ScalarType::Bool) {
+    if (!raw.is_boolean()) return false;
+    out.integer = raw.get<bool>() ? 1 : 0;
+    return true;
+  }
+  if (!raw.is_number()) return false;
+  if (isFloatType(out.dtype)) {
+    out.real = roundTo(raw.get<double>(), out.dtype);
+    return std::isfinite(out.real);
+  }
+  auto [lo, hi] = integerRange(out.dtype);
+  if (raw.is_number_unsigned()) {
+    uint64_t v = raw.get<uint64_t>();
+    if (v > uint64_t(hi)) return false;
+    out.integer = int64_t(v);
+    return true;
+  }
+  if (raw.is_number_integer()) {
+    int64_t v = raw.get<int64_t>();
+    if (v < lo || v > hi) return false;
+    out.integer = v;
+    return true;
+  }
+  double v = raw.get<double>();  // 4096.0 is an integer; 0.5 is not
+  if (!(v >= double(lo) && v <= double(hi)) || v != std::floor(v)) return false;
+  out.integer = int64_t(v);
+  return true;
+}
+
+}  // namespace
+
+std::string BoundConstant::text() const {
+  if (dtype == ast::ScalarType::Bool) return integer ? "true" : "false";
+  if (isFloatType(dtype)) return nlohmann::json(real).dump();
+  return std::to_string(integer);
+}
+
+std::optional<std::vector<BoundConstant>> resolveConfigValues(const ConfigConstants& constants,
+                                                             const Program& program,
+                                                             const nlohmann::json& config,
+                                                             DiagnosticEmitter& diagnostics) {
+  std::vector<BoundConstant> out;
+  bool ok = true;
+  for (const ConfigValue& entry : constants.values) {
+    size_t sep = entry.constant.rfind("::");
+    const Module* m = program.findModule(entry.constant.substr(0, sep));
+    const ast::Item* item = m ? m->findItem(entry.constant.substr(sep + 2)) : nullptr;
+    auto* c = item ? ast::as<ast::ConstItem>(item) : nullptr;
+    if (!c) {
+      diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
+                       "`" + entry.constant + "` (for `" + entry.key + "`) is not a constant of the program");
+      ok = false;
+      continue;
+    }
+    auto* scalar = ast::as<ast::ScalarTypeNode>(c->type);
+    std::optional<ConstantValue> declared = scalar ? evaluateConstant(*m, *c, 0) : std::nullopt;
+    bool boolean = scalar && scalar->scalar == ast::ScalarType::Bool;
+    if (!scalar || (!declared && !boolean)) {
+      diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
+                       "`" + entry.constant + "` takes its value from config.json, so it must be a typed scalar "
+                       "constant with a literal default (`const NAME: f32 = 1.0`): an untyped one may size "
+                       "tensors, which are fixed before a checkpoint is bound")
+          .secondary(c->name.span, "declared here");
+      ok = false;
+      continue;
+    }
+    BoundConstant bound;
+    bound.item = c;
+    bound.constant = entry.constant;
+    bound.dtype = scalar->scalar;
+    if (boolean) {
+      auto* literal = ast::as<ast::BoolLiteralExpr>(c->value);
+      if (!literal) {
+        diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
+                         "`" + entry.constant + "` must have a `true` or `false` default")
+            .secondary(c->name.span, "declared here");
+        ok = false;
+        continue;
+      }
+      bound.integer = literal->value ? 1 : 0;
+    } else if (isFloatType(bound.dtype)) {
+      bound.real = roundTo(declared->number.real, bound.dtype);
+    } else {
+      bound.integer = declared->number.integer;
+    }
+
+    bool skipped = false;
+    if (config.is_object()) {
+      for (const auto& [when, expected] : entry.unless) {
+        const nlohmann::json* raw = lookup(config, when);
+        if (raw && *raw == expected) skipped = true;
+      }
+    }
+    std::optional<BoundConstant> chosen;
+    for (const std::string& place : skipped || !config.is_object() ? std::vector<std::string>{} : placesOf(entry.key)) {
+      const nlohmann::json* raw = lookup(config, place);
+      if (!raw || raw->is_null()) continue;
+      BoundConstant candidate = bound;
+      candidate.source = place;
+      if (!holdValue(*raw, candidate)) {
+        diagnostics.emit(DiagnosticKind::ConfigValueInvalid, Span{}, place, shown(*raw), entry.constant,
+                         std::string(ast::scalarTypeName(bound.dtype)))
+            .secondary(c->name.span, "declared here");
+        ok = false;
+        chosen.reset();
+        break;
+      }
+      if (chosen && (chosen->real != candidate.real || chosen->integer != candidate.integer)) {
+        diagnostics.emit(DiagnosticKind::ConfigValueInvalid, Span{}, place, shown(*raw), entry.constant,
+                         std::string(ast::scalarTypeName(bound.dtype)))
+            .note("`" + chosen->source + "` says " + chosen->text() + "; the two must agree");
+        ok = false;
+        break;
+      }
+      if (!chosen) chosen = candidate;
+    }
+    out.push_back(chosen ? *chosen : bound);
+  }
+  if (!ok) return std::nullopt;
+  return out;
 }
 
 }  // namespace linnet::bind

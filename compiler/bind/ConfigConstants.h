@@ -5,14 +5,28 @@
 // key each constant stands for in `constants.json`:
 //
 //   {"constants": {"<config.json key>": "<module>::<CONST>", ...},
+//    "from_config": {"<config.json key path>": "<module>::<CONST>", ...},
 //    "rope_types": ["default", ...]}
 //
-// Both members are optional; the file is optional. Binding compares each key
+// Every member is optional; the file is optional. Binding compares each key
 // with its constant, in config.json's top level and in transformers 5's
 // `rope_parameters` object, and refuses (E5109) a checkpoint that disagrees
 // or asks for a `rope_scaling`/`rope_parameters.rope_type` not listed: such a
-// checkpoint would otherwise bind and run with the wrong numbers. Which keys
-// matter is the package's knowledge; nothing here names a model.
+// checkpoint would otherwise bind and run with the wrong numbers.
+//
+// `from_config` goes the other way, for a package that serves a family of
+// checkpoints (rope_theta 1e4 in one, 1e6 in the next): the named constant
+// takes config.json's value when the checkpoint is bound, and keeps its
+// declared value (its default) when the key is absent or null. Only typed
+// scalar constants (`const THETA: f32 = 1e4`) qualify: their values are data,
+// never part of a type, so replacing one changes no checked shape. A key is a
+// dotted path (`rope_scaling.factor`); a top-level key is also looked up in
+// transformers 5's `rope_parameters`, and so is a `rope_scaling.` one. An
+// entry may instead be `{"constant": "...", "unless": {"<key>": <value>}}`:
+// when config.json holds that value at that key, the default holds (Qwen2
+// writes a `sliding_window` it does not use when `use_sliding_window` is
+// false). Which keys matter is the package's knowledge; nothing here names a
+// model.
 #pragma once
 
 #include <optional>
@@ -31,8 +45,16 @@ struct ConfigConstant {
   std::string constant;  // as written: "phi3.config::WINDOW"
 };
 
+// A `from_config` entry.
+struct ConfigValue {
+  std::string key;       // dotted config.json path: "rope_scaling.factor"
+  std::string constant;  // "llama.config::ROPE_FACTOR"
+  std::vector<std::pair<std::string, nlohmann::json>> unless;  // key path -> value
+};
+
 struct ConfigConstants {
   std::vector<ConfigConstant> constants;
+  std::vector<ConfigValue> values;
   // The rope types the model implements; unset: not checked. An absent or
   // null `rope_scaling` is the type "default".
   std::optional<std::vector<std::string>> ropeTypes;
@@ -51,5 +73,25 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
 // which the package's constant is meant to be.
 bool checkConfigConstants(const ConfigConstants& constants, const Program& program,
                           const nlohmann::json& config, DiagnosticEmitter& diagnostics);
+
+// A `from_config` constant's value for one checkpoint.
+struct BoundConstant {
+  const ast::ConstItem* item = nullptr;
+  std::string constant;  // "llama.config::ROPE_THETA"
+  std::string source;    // the config.json key it came from; "" when the default holds
+  ast::ScalarType dtype = ast::ScalarType::F32;
+  double real = 0;       // float constants, rounded to `dtype`
+  int64_t integer = 0;   // integer and bool constants
+  std::string text() const;  // the value as the manifest and messages spell it
+};
+
+// The `from_config` constants' values for `config` (anything but an object:
+// every default). A constant that does not exist or is not a typed scalar is
+// the package's mistake (E5102); a value its dtype cannot hold, or two places
+// of config.json that disagree, is E5109. nullopt after reporting.
+std::optional<std::vector<BoundConstant>> resolveConfigValues(const ConfigConstants& constants,
+                                                             const Program& program,
+                                                             const nlohmann::json& config,
+                                                             DiagnosticEmitter& diagnostics);
 
 }  // namespace linnet::bind

@@ -138,6 +138,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
     }
     for (const bind::BoundState& s : binding->model->state)
       inputs.state.push_back(lower::TensorSlot{s.path, s.dtype, s.shape, ""});
+    inputs.constants = binding->model->constants;
   }
 
   mlir::DialectRegistry registry;

@@ -169,6 +169,19 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
     --depth_;
     return unsupported(at, "constants nested this deep");
   }
+  // A constant valued from config.json at binding: a typed scalar, so no
+  // checked type depends on its value.
+  for (const bind::BoundConstant& bound : inputs_.constants) {
+    if (bound.item != &c) continue;
+    --depth_;
+    auto* st = ast::as<ast::ScalarTypeNode>(c.type);
+    Val literal = bound.dtype == ast::ScalarType::Bool ? Val::boolean(bound.integer != 0)
+                  : check::isFloat(check::DType::of(bound.dtype)) ? Val::floating(bound.real)
+                                                      : Val::integer(shape::DimExpr::constant(bound.integer));
+    auto t = asScalarTensor(literal, st->scalar, at);
+    if (!t) return std::nullopt;
+    return Val::tensor(*t, check::Type::scalar(check::DType::of(st->scalar)));
+  }
   // A const is an expression of its own module, typed by the checker where it
   // is used (a compile-time integer carries its value in its type).
   Frame f;

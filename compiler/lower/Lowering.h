@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/bind/ConfigConstants.h"
 #include "compiler/bind/GenericValues.h"
 #include "compiler/check/TypedIR.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
@@ -76,6 +77,9 @@ struct LowerInputs {
   std::vector<TensorSlot> parameters;  // every parameter tensor, as bound (manifest order)
   std::vector<TensorSlot> state;       // every state tensor, sized
   std::vector<std::string> entries;    // the entries to lower; empty: all
+  // Constants valued from config.json at binding (constants.json
+  // `from_config`); every other constant is its declaration.
+  std::vector<bind::BoundConstant> constants;
 };
 
 // Lowers the entries. Reports E2190 (naming the construct) for what cannot
