@@ -89,6 +89,18 @@ enum class TypeKind : uint8_t {
 class Type {
  public:
   Type() = default;  // Error
+  Type(const Type&) = default;
+  Type(Type&&) = default;
+  Type& operator=(Type&&) = default;
+  // Assigning a part of the type itself (`t = t.optionalInner()`) copies the
+  // part before the old value, which owns it, is released.
+  Type& operator=(const Type& other) {
+    if (this != &other) {
+      Type copy(other);
+      *this = std::move(copy);
+    }
+    return *this;
+  }
   static Type error() { return Type(); }
   static Type unit();
   static Type tensor(shape::Shape shape, DType dtype);

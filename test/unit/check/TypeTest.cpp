@@ -68,5 +68,20 @@ TEST(TypeTest, InstantiatesDimsPacksAndDTypes) {
   EXPECT_EQ(str(instantiate(pattern, subst)), "Tensor[B, 2 * H; f16]");
 }
 
+// `t = t.optionalInner()` assigns a part of `t` to `t`: the part must be
+// copied before the old value, which owns it, is released (a sub-block's
+// optional type crashed the binder this way).
+TEST(TypeTest, AssignsItsOwnPart) {
+  auto b = generic("B", 1, ast::GenericKind::Dim);
+  Type inner = Type::tuple({Type::tensor({dimSymbol(b)}, DType::of(ast::ScalarType::F32)),
+                            Type::scalar(DType::of(ast::ScalarType::I32))});
+  Type t = Type::optional(inner);
+  t = t.optionalInner();
+  EXPECT_EQ(str(t), "(Tensor[B; f32], i32)");
+  Type nested = Type::tuple({Type::optional(inner), inner});
+  nested = nested.elements().front();
+  EXPECT_EQ(str(nested), "(Tensor[B; f32], i32)?");
+}
+
 }  // namespace
 }  // namespace linnet::check
