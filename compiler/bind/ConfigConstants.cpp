@@ -1,10 +1,8 @@
 // ConfigConstants: reading constants.json and comparing config.json with the
 // program's constants (see ConfigConstants.h).
 //
-// A constant's value is evaluated from its declaration, as the checker does
-// for compile-time integers: integer literals, other constants, `+ - * / %`,
-// unary minus, parentheses, min/max; a float constant is its literal (with an
-// optional unary minus). A typed constant (`const EPS: f32 = 1e-5`) is
+// A constant's value is folded from its declaration (modules/ConstantValues.h:
+// literals, other constants, arithmetic, min/max). A typed constant (`const EPS: f32 = 1e-5`) is
 // compared in its dtype: the config value rounded to f32 must equal the
 // literal rounded to f32, since that is the number the model computes with.
 #include "compiler/bind/ConfigConstants.h"
@@ -14,6 +12,7 @@
 #include <filesystem>
 
 #include "compiler/bind/BindingFiles.h"
+#include "compiler/modules/ConstantValues.h"
 #include "compiler/parse/ASTPrinter.h"
 #include "runtime/support/HalfFloat.h"
 
@@ -21,16 +20,8 @@ namespace linnet::bind {
 
 namespace {
 
-constexpr int kMaxDepth = 64;  // constants defined through constants, at most this deep
-
-struct Number {
-  bool isFloat = false;
-  int64_t integer = 0;
-  double real = 0;
-};
-
 struct ConstantValue {
-  Number number;
+  ConstantNumber number;
   std::optional<ast::ScalarType> dtype;  // the declared type, if any
 };
 
@@ -50,79 +41,20 @@ double roundTo(double value, std::optional<ast::ScalarType> dtype) {
   }
 }
 
-std::optional<ConstantValue> evaluateConstant(const Module& m, const ast::ConstItem& c, int depth);
-
-std::optional<Number> evaluate(const Module& m, const ast::Expr* e, int depth) {
-  if (!e || depth > kMaxDepth) return std::nullopt;
-  if (auto* i = ast::as<ast::IntLiteralExpr>(e)) return Number{false, static_cast<int64_t>(i->value), 0};
-  if (auto* f = ast::as<ast::FloatLiteralExpr>(e)) return Number{true, 0, f->value};
-  if (auto* p = ast::as<ast::ParenExpr>(e)) return evaluate(m, p->inner, depth);
-  if (auto* u = ast::as<ast::UnaryExpr>(e)) {
-    std::optional<Number> v = evaluate(m, u->operand, depth);
-    if (!v || u->op == ast::UnaryOp::Not) return std::nullopt;
-    if (u->op == ast::UnaryOp::Plus) return v;
-    if (v->isFloat) return Number{true, 0, -v->real};
-    if (v->integer == INT64_MIN) return std::nullopt;
-    return Number{false, -v->integer, 0};
-  }
-  if (auto* n = ast::as<ast::NameExpr>(e)) {
-    const Symbol* s = m.symbolOf(n->name);
-    auto* c = s && s->kind == SymbolKind::Item && s->module ? ast::as<ast::ConstItem>(s->item) : nullptr;
-    if (!c) return std::nullopt;
-    std::optional<ConstantValue> v = evaluateConstant(*s->module, *c, depth + 1);
-    if (!v) return std::nullopt;
-    return v->number;
-  }
-  if (auto* b = ast::as<ast::BinaryExpr>(e)) {
-    std::optional<Number> l = evaluate(m, b->lhs, depth), r = evaluate(m, b->rhs, depth);
-    if (!l || !r || l->isFloat || r->isFloat) return std::nullopt;  // integer arithmetic only
-    int64_t a = l->integer, z = r->integer, out = 0;
-    switch (b->op) {
-      case ast::BinaryOp::Add: if (__builtin_add_overflow(a, z, &out)) return std::nullopt; break;
-      case ast::BinaryOp::Sub: if (__builtin_sub_overflow(a, z, &out)) return std::nullopt; break;
-      case ast::BinaryOp::Mul: if (__builtin_mul_overflow(a, z, &out)) return std::nullopt; break;
-      case ast::BinaryOp::Div:
-        if (z == 0 || (a == INT64_MIN && z == -1)) return std::nullopt;
-        out = a / z;
-        break;
-      case ast::BinaryOp::Rem:
-        if (z == 0 || (a == INT64_MIN && z == -1)) return std::nullopt;
-        out = a % z;
-        break;
-      default: return std::nullopt;
-    }
-    return Number{false, out, 0};
-  }
-  if (auto* call = ast::as<ast::CallExpr>(e)) {
-    auto* callee = ast::as<ast::NameExpr>(call->callee);
-    if (!callee || call->args.size() != 2 || call->hasGenericArgs) return std::nullopt;
-    std::optional<Number> a = evaluate(m, call->args[0].value, depth), z = evaluate(m, call->args[1].value, depth);
-    if (!a || !z || a->isFloat || z->isFloat) return std::nullopt;
-    if (callee->name.name == "min") return Number{false, std::min(a->integer, z->integer), 0};
-    if (callee->name.name == "max") return Number{false, std::max(a->integer, z->integer), 0};
-  }
-  return std::nullopt;
-}
-
-std::optional<ConstantValue> evaluateConstant(const Module& m, const ast::ConstItem& c, int depth) {
-  std::optional<Number> number = evaluate(m, c.value, depth);
-  if (!number) return std::nullopt;
+// A numeric constant (not bool) of a scalar type or untyped.
+std::optional<ConstantValue> evaluateConstant(const Module& m, const ast::ConstItem& c) {
+  std::optional<ConstantNumber> number = foldConstant(m, c);
+  if (!number || number->kind == ConstantNumber::Kind::Bool) return std::nullopt;
   ConstantValue value{*number, std::nullopt};
-  if (auto* scalar = ast::as<ast::ScalarTypeNode>(c.type)) {
-    value.dtype = scalar->scalar;
-    if (isFloatType(scalar->scalar) && !number->isFloat) value.number = Number{true, 0, double(number->integer)};
-    else if (!isFloatType(scalar->scalar) && number->isFloat) return std::nullopt;
-  } else if (c.type) {
-    return std::nullopt;  // not a scalar: nothing config.json could hold
-  }
+  if (auto* scalar = ast::as<ast::ScalarTypeNode>(c.type)) value.dtype = scalar->scalar;
   return value;
 }
 
 // Whether config.json's `raw` is the model's `value`.
 bool agrees(const nlohmann::json& raw, const ConstantValue& value) {
   if (!raw.is_number()) return false;
-  const Number& n = value.number;
-  if (n.isFloat) return roundTo(raw.get<double>(), value.dtype) == roundTo(n.real, value.dtype);
+  const ConstantNumber& n = value.number;
+  if (n.isFloat()) return roundTo(raw.get<double>(), value.dtype) == roundTo(n.real, value.dtype);
   if (raw.is_number_unsigned()) return n.integer >= 0 && raw.get<uint64_t>() == uint64_t(n.integer);
   if (raw.is_number_integer()) return raw.get<int64_t>() == n.integer;
   return raw.get<double>() == double(n.integer);
@@ -135,7 +67,7 @@ std::string describe(const ast::ConstItem& c, const ConstantValue& value) {
   const ast::Expr* e = c.value;
   if (auto* u = ast::as<ast::UnaryExpr>(e)) e = u->operand;
   if (ast::as<ast::IntLiteralExpr>(e) || ast::as<ast::FloatLiteralExpr>(e)) return text;
-  return text + " = " + (value.number.isFloat ? nlohmann::json(value.number.real).dump()
+  return text + " = " + (value.number.isFloat() ? nlohmann::json(value.number.real).dump()
                                               : std::to_string(value.number.integer));
 }
 
@@ -226,7 +158,7 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
       ok = false;
       continue;
     }
-    std::optional<ConstantValue> value = evaluateConstant(*m, *c, 0);
+    std::optional<ConstantValue> value = evaluateConstant(*m, *c);
     if (!value) {
       diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
                        "`" + entry.constant + "` is not a number the binder can evaluate")
@@ -307,8 +239,6 @@ std::vector<std::string> placesOf(const std::string& key) {
   return places;
 }
 
-bool isIntegerType(ast::ScalarType t) { return !isFloatType(t) && t != ast::ScalarType::Bool; }
-
 // The range of an integer dtype, as int64 (u64 is capped at INT64_MAX).
 std::pair<int64_t, int64_t> integerRange(ast::ScalarType t) {
   switch (t) {
@@ -381,12 +311,11 @@ std::optional<std::vector<BoundConstant>> resolveConfigValues(const ConfigConsta
       continue;
     }
     auto* scalar = ast::as<ast::ScalarTypeNode>(c->type);
-    std::optional<ConstantValue> declared = scalar ? evaluateConstant(*m, *c, 0) : std::nullopt;
-    bool boolean = scalar && scalar->scalar == ast::ScalarType::Bool;
-    if (!scalar || (!declared && !boolean)) {
+    std::optional<ConstantNumber> declared = scalar ? foldConstant(*m, *c) : std::nullopt;
+    if (!declared) {
       diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
                        "`" + entry.constant + "` takes its value from config.json, so it must be a typed scalar "
-                       "constant with a literal default (`const NAME: f32 = 1.0`): an untyped one may size "
+                       "constant with a constant default (`const NAME: f32 = 1.0`): an untyped one may size "
                        "tensors, which are fixed before a checkpoint is bound")
           .secondary(c->name.span, "declared here");
       ok = false;
@@ -396,21 +325,8 @@ std::optional<std::vector<BoundConstant>> resolveConfigValues(const ConfigConsta
     bound.item = c;
     bound.constant = entry.constant;
     bound.dtype = scalar->scalar;
-    if (boolean) {
-      auto* literal = ast::as<ast::BoolLiteralExpr>(c->value);
-      if (!literal) {
-        diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
-                         "`" + entry.constant + "` must have a `true` or `false` default")
-            .secondary(c->name.span, "declared here");
-        ok = false;
-        continue;
-      }
-      bound.integer = literal->value ? 1 : 0;
-    } else if (isFloatType(bound.dtype)) {
-      bound.real = roundTo(declared->number.real, bound.dtype);
-    } else {
-      bound.integer = declared->number.integer;
-    }
+    if (isFloatType(bound.dtype)) bound.real = roundTo(declared->real, bound.dtype);
+    else bound.integer = declared->integer;
 
     bool skipped = false;
     if (config.is_object()) {

@@ -9,6 +9,7 @@
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
+#include "compiler/modules/ConstantValues.h"
 #include "compiler/manifest/ProgramBlocks.h"
 
 namespace linnet::lower {
@@ -165,22 +166,34 @@ Result Lowerer::lowerName(const ast::NameExpr* e) {
 }
 
 Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
+  // Inside index notation a typed constant is a rank-0 tensor: built before
+  // the notation op and captured by it, like any scalar tensor.
+  if (notation_) return outsideNotation([&] { return lowerConst(m, c, at); });
   if (++depth_ > 256) {
     --depth_;
     return unsupported(at, "constants nested this deep");
   }
-  // A constant valued from config.json at binding: a typed scalar, so no
-  // checked type depends on its value.
-  for (const bind::BoundConstant& bound : inputs_.constants) {
-    if (bound.item != &c) continue;
-    --depth_;
-    auto* st = ast::as<ast::ScalarTypeNode>(c.type);
-    Val literal = bound.dtype == ast::ScalarType::Bool ? Val::boolean(bound.integer != 0)
-                  : check::isFloat(check::DType::of(bound.dtype)) ? Val::floating(bound.real)
-                                                      : Val::integer(shape::DimExpr::constant(bound.integer));
-    auto t = asScalarTensor(literal, st->scalar, at);
-    if (!t) return std::nullopt;
-    return Val::tensor(*t, check::Type::scalar(check::DType::of(st->scalar)));
+  // A typed scalar constant: valued from config.json at binding (no checked
+  // type depends on its value), or folded (ConstantValues.h), since its
+  // initializer belongs to no checked function whose types could lower it.
+  if (auto* st = ast::as<ast::ScalarTypeNode>(c.type)) {
+    std::optional<ConstantNumber> value;
+    for (const bind::BoundConstant& bound : inputs_.constants) {
+      if (bound.item != &c) continue;
+      if (bound.dtype == ast::ScalarType::Bool) value = ConstantNumber{ConstantNumber::Kind::Bool, bound.integer, 0};
+      else if (check::isFloat(check::DType::of(bound.dtype))) value = ConstantNumber{ConstantNumber::Kind::Float, 0, bound.real};
+      else value = ConstantNumber{ConstantNumber::Kind::Integer, bound.integer, 0};
+    }
+    if (!value) value = foldConstant(m, c);
+    if (value) {
+      --depth_;
+      Val literal = value->kind == ConstantNumber::Kind::Bool    ? Val::boolean(value->integer != 0)
+                    : value->kind == ConstantNumber::Kind::Float ? Val::floating(value->real)
+                                                                 : Val::integer(shape::DimExpr::constant(value->integer));
+      auto t = asScalarTensor(literal, st->scalar, at);
+      if (!t) return std::nullopt;
+      return Val::tensor(*t, check::Type::scalar(check::DType::of(st->scalar)));
+    }
   }
   // A const is an expression of its own module, typed by the checker where it
   // is used (a compile-time integer carries its value in its type).

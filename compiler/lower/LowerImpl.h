@@ -247,6 +247,23 @@ class Lowerer {
   mlir::Location loc(Span s);
   mlir::OpBuilder& builder() { return builder_; }
 
+  // Runs `f` with the builder before the notation op being built (when a
+  // body is being built), so what it creates is an input or a capture of
+  // the body rather than part of it.
+  template <typename F>
+  auto outsideNotation(F f) {
+    NotationState* n = notation_;
+    if (!n) return f();
+    mlir::OpBuilder::InsertPoint inside = builder_.saveInsertionPoint();
+    notation_ = nullptr;
+    builder_.restoreInsertionPoint(n->outer);
+    auto r = f();
+    n->outer = builder_.saveInsertionPoint();
+    builder_.restoreInsertionPoint(inside);
+    notation_ = n;
+    return r;
+  }
+
  private:
   friend struct FrameGuard;
   bool lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out);

@@ -39,20 +39,6 @@ ReduceKind reduceKind(ast::ReductionKind k) {
 
 }  // namespace
 
-// Runs `f` with the builder outside the notation body being built (before
-// the op it will become), so what it creates is an input or a capture.
-template <typename F>
-static auto outside(Lowerer& l, NotationState& n, NotationState*& current, F f) {
-  mlir::OpBuilder::InsertPoint inside = l.builder().saveInsertionPoint();
-  current = nullptr;
-  l.builder().restoreInsertionPoint(n.outer);
-  auto r = f();
-  n.outer = l.builder().saveInsertionPoint();
-  l.builder().restoreInsertionPoint(inside);
-  current = &n;
-  return r;
-}
-
 // The extents of every index variable in `value`, from the tensors it
 // subscripts (a pack index has one per axis of its pack).
 bool Lowerer::indexDomains(const ast::Expr* value, std::map<SpanKey, std::vector<shape::DimExpr>>& domains) {
@@ -143,7 +129,7 @@ Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
       domains[key] = ext;
     }
     if (!indexDomains(r, domains)) return std::nullopt;
-    Result inner = outside(*this, outer, notation_, [&] { return lowerNotation(outputs, r, domains, r->span); });
+    Result inner = outsideNotation([&] { return lowerNotation(outputs, r, domains, r->span); });
     if (!inner) return std::nullopt;
     auto arg = addNotationInput(inner->value, mlir::AffineMap::get(outer.loopCount, 0, exprs, &context_));
     if (!arg) return std::nullopt;
@@ -262,7 +248,7 @@ std::optional<mlir::Value> Lowerer::addNotationInput(mlir::Value tensor, mlir::A
 Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
   NotationState& n = *notation_;
   const Module& m = module();
-  Result base = outside(*this, n, notation_, [&] { return lowerExpr(e->base); });
+  Result base = outsideNotation([&] { return lowerExpr(e->base); });
   if (!base) return std::nullopt;
   if (base->kind != Val::Kind::Tensor) return unsupported(e->base->span, "indexing this value in index notation");
   check::Type bt = base->type;

@@ -743,6 +743,17 @@ def stdlib_write_tokens(rng):
     return calls
 
 
+@program
+def typed_constants(rng):
+    x = rng.integers(-10, 11, size=(4, 3)).astype(np.int32)
+    xf = x.astype(np.float32)
+    return [
+        call("above", {"x": x}, result(x > 4, "bool")),
+        call("scaled_rows", {"x": x}, result((xf * np.float32(0.5) + np.float32(0.25)).sum(axis=1), "f32", EXACT)),
+        call("outside", {"x": x}, result((x + 5).astype(np.float32) * np.float32(0.5), "f32", EXACT)),
+    ]
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
