@@ -4,8 +4,8 @@
     python3 tools/reference/bf16_agreement.py BUILD_DIR
 
 Runs linnet-parity --run bf16 on every bf16 artifact that the parity lit tests
-(test/parity/*.test) left under BUILD_DIR/test-lit/parity/Output (run them
-first) and sums, over every `logits` output:
+(test/parity/*.test, test/parity/llama/*.test) left under
+BUILD_DIR/test-lit/parity/**/Output (run them first) and sums, over every `logits` output:
   (i)   linnet-bf16 vs HF-bf16 top-1 (the PASS/FAIL lines, what the bar uses),
   (ii)  linnet-bf16 vs HF-f32 and (iii) HF-bf16 vs HF-f32 (the INFO lines).
 HF-f32 is the same call computed in f32 from the same bf16 weights: the most
@@ -20,9 +20,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "test/data/reference"
-# A RUN line of a parity test: %parity-case PACKAGE %testdata/reference/cases/C.json %t
-RUN = re.compile(r"%parity-case\s+\S+\s+%testdata/reference/cases/(\S+)\.json\s+%t")
+# A RUN line of a parity test: %parity-case PACKAGE %testdata/REFERENCE/cases/C.json %t
+RUN = re.compile(r"%parity-case\s+\S+\s+%testdata/(reference\S*)/cases/(\S+)\.json\s+%t")
 VERDICT = re.compile(r"^(PASS|FAIL) call \d+ \S+\.logits: top-1 (\d+)/(\d+)")
 INFO = re.compile(r"^INFO call \d+ \S+\.logits: vs HF-f32 top-1: linnet-bf16 (\d+)/(\d+), HF-bf16 (\d+)/(\d+);"
                   r".*differ \((\d+)\): linnet matches f32 at (\d+), HF-bf16 at (\d+)")
@@ -33,19 +32,21 @@ def main():
         sys.exit(__doc__)
     build = Path(sys.argv[1]).resolve()
     parity = build / "bin/linnet-parity"
-    output = build / "test-lit/parity/Output"
+    lit_root = build / "test-lit/parity"
     keys = ["vs_hf_bf16", "rows", "linnet_vs_f32", "hf_bf16_vs_f32", "differ", "linnet_right", "hf_right"]
     totals = dict.fromkeys(keys, 0)
     details, missing = [], []
     print(f"{'case':50} {'lin~HFbf16':>10} {'lin~f32':>8} {'HFbf16~f32':>10}  differ: lin/HF right")
-    for test in sorted((ROOT / "test/parity").glob("*.test")):
-        for case in RUN.findall(test.read_text()):
-            case_json = REFERENCE / "cases" / f"{case}.json"
-            artifact = output / f"{test.name}.tmp" / f"{Path(case).name}-bf16.lnpkg"
+    for test in sorted((ROOT / "test/parity").rglob("*.test")):
+        for tree, case in RUN.findall(test.read_text()):
+            reference = ROOT / "test/data" / tree
+            case_json = reference / "cases" / f"{case}.json"
+            relative = test.relative_to(ROOT / "test/parity").parent
+            artifact = lit_root / relative / "Output" / f"{test.name}.tmp" / f"{Path(case).name}-bf16.lnpkg"
             if not artifact.exists():
                 missing.append(str(artifact))
                 continue
-            checkpoint = REFERENCE / json.loads(case_json.read_text())["checkpoint"]
+            checkpoint = reference / json.loads(case_json.read_text())["checkpoint"]
             out = subprocess.run([str(parity), str(case_json), "--artifact", str(artifact), "--checkpoint",
                                   str(checkpoint), "--run", "bf16"], capture_output=True, text=True).stdout
             n = dict.fromkeys(keys, 0)
@@ -61,6 +62,7 @@ def main():
                     n["hf_right"] += int(m[7])
                 elif line.startswith("INFO") and ": row " in line:
                     details.append(f"{case}: {line}")
+            case = f"{tree}/{case}" if tree != "reference" else case
             if not n["rows"]:
                 continue  # no logits output (generate, generate_until, sample, packed)
             for k in keys:
