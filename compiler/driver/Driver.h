@@ -74,6 +74,17 @@ struct RunPackageOptions {
   rt::RunOptions run;    // checkpointDir is also the build's checkpoint
 };
 
+// `linnet bench PATH --checkpoint DIR [--bind K=V]... [--json] [--quiet]`
+// (BenchCommand.cpp, docs/bench.md).
+struct BenchCommandOptions {
+  std::string path;  // a package or a .lnpkg
+  std::string checkpoint;
+  std::vector<std::string> binds;  // root generics other than Batch
+  bool json = false;
+  bool quiet = false;
+};
+
+int runBench(const CommonOptions& common, const BenchCommandOptions& options);
 int runBuild(const CommonOptions& common, const BuildOptions& options);
 int runRun(const CommonOptions& common, const RunPackageOptions& options);
 int runCheck(const CommonOptions& common, const CheckOptions& options);

@@ -97,6 +97,17 @@ int main(int argc, char** argv) {
   runCmd->add_flag("--quiet", run.quiet, "No progress lines on stderr");
   runCmd->add_option("--std", stdDir, "Standard library directory");
 
+  BenchCommandOptions bench;
+  CLI::App* benchCmd = app.add_subcommand(
+      "bench", "Measure a model's load, prefill and decode speed against this machine's bandwidth and bf16 peak");
+  benchCmd->add_option("path", bench.path, "A package directory or a .lnpkg artifact")->required();
+  benchCmd->add_option("--checkpoint", bench.checkpoint, "Hugging Face checkpoint directory")->required();
+  benchCmd->add_option("--bind", bench.binds, "NAME=VALUE: a root generic for the builds (not Batch)")
+      ->allow_extra_args(false);
+  benchCmd->add_flag("--json", bench.json, "The figures as JSON");
+  benchCmd->add_flag("--quiet", bench.quiet, "No build progress on stderr");
+  benchCmd->add_option("--std", stdDir, "Standard library directory");
+
   std::vector<const char*> cargs;
   cargs.push_back(argv[0]);
   for (const std::string& a : args) cargs.push_back(a.c_str());
@@ -134,6 +145,7 @@ int main(int argc, char** argv) {
   if (checkCmd->parsed()) return runCheck(common, check);
   if (buildCmd->parsed()) return runBuild(common, build);
   if (runCmd->parsed()) return runRun(common, run);
+  if (benchCmd->parsed()) return runBench(common, bench);
   if (lintCmd->parsed()) {
     lint.strict = true;
     return runCheck(common, lint);

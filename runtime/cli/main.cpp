@@ -3,6 +3,7 @@
 // `linnet run` are RunFlags.h); everything else is runCommand()
 // (RunCommand.h). This file is not part of linnet_runtime
 // (runtime/CMakeLists.txt excludes every main.cpp).
+#include "runtime/bench/Bench.h"
 #include "runtime/cli/RunCommand.h"
 #include "runtime/cli/RunFlags.h"
 
@@ -16,6 +17,16 @@ int main(int argc, char **argv) {
   app.add_option("--bind", options.binds, "NAME=VALUE: a dim no argument fixes, e.g. Steps=8 (repeatable)")
       ->allow_extra_args(false);
   linnet::rt::addRunFlags(app, options);
+  // The benchmark (Bench.h, docs/bench.md): `linnet bench` builds and then
+  // runs this, so that the figures (peak memory above all) are the runtime's
+  // alone, not the compiler's.
+  bool bench = false, json = false;
+  std::optional<std::string> batch8;
+  std::optional<double> buildSeconds;
+  app.add_flag("--bench", bench, "measure load, prefill and decode speed against this machine's bandwidth and bf16 peak");
+  app.add_option("--batch8", batch8, "with --bench: the same model built with Batch=8, for decode_rows at 8 rows");
+  app.add_flag("--json", json, "with --bench: the figures as JSON");
+  app.add_option("--build-seconds", buildSeconds, "with --bench: the build time to report (from `linnet bench`)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -24,5 +35,24 @@ int main(int argc, char **argv) {
     app.exit(e);
     return linnet::rt::kExitUsage;
   }
-  return linnet::rt::runCommand(options);
+  if (!bench) {
+    if (batch8 || json || buildSeconds) {
+      std::fprintf(stderr, "linnet-run: error: --batch8, --json and --build-seconds go with --bench\n");
+      return linnet::rt::kExitUsage;
+    }
+    return linnet::rt::runCommand(options);
+  }
+  if (!options.checkpointDir || options.entry || options.callsFile || options.prompt || !options.args.empty() ||
+      !options.binds.empty() || options.print || options.outFile) {
+    std::fprintf(stderr, "linnet-run: error: --bench takes the artifact, --checkpoint, and optionally --batch8, "
+                         "--json; nothing else\n");
+    return linnet::rt::kExitUsage;
+  }
+  linnet::rt::BenchOptions benchOptions;
+  benchOptions.artifactPath = options.artifactPath;
+  benchOptions.batch8Artifact = batch8;
+  benchOptions.checkpointDir = *options.checkpointDir;
+  benchOptions.buildSeconds = buildSeconds;
+  benchOptions.json = json;
+  return linnet::rt::benchCommand(benchOptions);
 }

@@ -7,6 +7,8 @@
 // and the dim values are built.
 #include "runtime/session/Session.h"
 
+#include <chrono>
+
 #include "runtime/artifact/ShapeMatch.h"
 #include "runtime/checkpoint/Weights.h"
 #include "runtime/session/MemRef.h"
@@ -29,6 +31,7 @@ struct Session::Impl {
   std::optional<StateBuffers> state;
   // One descriptor per parameter, then one per state buffer (slot order).
   std::vector<std::vector<std::int64_t>> fixedDescriptors;
+  double lastNativeSeconds = 0;
 
   explicit Impl(Artifact a) : artifact(std::move(a)) {}
 };
@@ -40,6 +43,8 @@ Session::~Session() = default;
 
 const Artifact &Session::artifact() const { return impl_->artifact; }
 const Manifest &Session::manifest() const { return impl_->artifact.manifest(); }
+double Session::lastCallNativeSeconds() const { return impl_->lastNativeSeconds; }
+
 StateBuffers &Session::state() { return *impl_->state; }
 const StateBuffers &Session::state() const { return *impl_->state; }
 
@@ -197,7 +202,9 @@ Expected<std::vector<HostTensor>> Session::call(std::string_view entryName, cons
   for (std::vector<std::int64_t> &descriptor : argDescriptors)
     slots.push_back(descriptor.data());
 
+  auto nativeStart = std::chrono::steady_clock::now();
   impl_->artifact.entryFunction(prepared->entryIndex)(slots.data());
+  impl_->lastNativeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - nativeStart).count();
 
   // Take ownership of every result before anything can fail.
   std::vector<HostTensor> results;

@@ -75,6 +75,10 @@ public:
   // Everything call() checks, without running: the call's dims and generics.
   Expected<DimEnv> check(std::string_view entry, const ArgMap &args, const DimEnv &binds = {}) const;
 
+  // Seconds the last successful call spent inside the generated code (the
+  // rest of its time is the runtime's: checks, descriptors, result copies).
+  double lastCallNativeSeconds() const;
+
   StateBuffers &state();
   const StateBuffers &state() const;
 
