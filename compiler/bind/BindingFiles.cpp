@@ -68,6 +68,30 @@ bool placeholders(const std::string& text, std::string& normalized, std::vector<
   return true;
 }
 
+// A key without placeholders whose all-digit segments are array indices
+// (parameter names are identifiers, never digits): `layers.3.norm.weight`
+// is `layers.{}.norm.weight` at index 3. False when it has no such segment
+// or an index too large to be one.
+bool elementKey(const std::string& key, std::string& normalized, std::vector<int64_t>& indices) {
+  normalized.clear();
+  indices.clear();
+  size_t start = 0;
+  while (start <= key.size()) {
+    size_t dot = key.find('.', start);
+    std::string segment = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    bool digits = !segment.empty() && segment.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) {
+      if (segment.size() > 9) return false;
+      indices.push_back(std::stoll(segment));
+    }
+    normalized += digits ? "{}" : segment;
+    if (dot == std::string::npos) break;
+    normalized += '.';
+    start = dot + 1;
+  }
+  return !indices.empty();
+}
+
 }  // namespace
 
 std::optional<BindingFiles> readBindingFiles(const std::string& packageDir,
@@ -93,6 +117,18 @@ std::optional<BindingFiles> readBindingFiles(const std::string& packageDir,
         diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, bindingsPath,
                          "malformed `{...}` placeholder in `" + key + "`");
         ok = false;
+        continue;
+      }
+      ElementBinding element{key, {}, path.tensorTemplate};
+      std::string elementNormalized;
+      if (path.indexNames.empty() && elementKey(key, elementNormalized, element.indices)) {
+        if (!valueNames.empty()) {
+          diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, bindingsPath,
+                           "`" + path.tensorTemplate + "` uses a placeholder that `" + key + "` does not have");
+          ok = false;
+          continue;
+        }
+        files.elements[elementNormalized].push_back(std::move(element));
         continue;
       }
       bool known = true;

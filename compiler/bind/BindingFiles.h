@@ -3,7 +3,9 @@
 //   bindings.json  {"<parameter path>": "<tensor name>", ...}; array indices
 //                  are `{name}` placeholders, used by position in the path and
 //                  by name in the tensor name: "layers.{i}.norm.weight":
-//                  "model.layers.{i}.input_layernorm.weight".
+//                  "model.layers.{i}.input_layernorm.weight". A key may also
+//                  name one element (`layers.3.norm.weight`): it binds that
+//                  element only and wins over a placeholder key there.
 //   generics.json  {"config": {"<generic>": "<config.json key>"},
 //                   "defaults": {"<generic>": <integer or dtype name>}}
 // Both are optional; a malformed one is an error naming the file. The
@@ -29,8 +31,17 @@ struct PathTemplate {
   std::string tensorTemplate;        // "model.layers.{i}.input_layernorm.weight"
 };
 
+// A key naming one element of an array: `layers.3.norm.weight`.
+struct ElementBinding {
+  std::string key;               // as written
+  std::vector<int64_t> indices;  // the key's index segments, outermost first
+  std::string tensor;
+};
+
 struct BindingFiles {
   std::map<std::string, PathTemplate> paths;        // by normalized key
+  // By normalized key (`layers.{}.norm.weight`), the elements named one by one.
+  std::map<std::string, std::vector<ElementBinding>> elements;
   std::map<std::string, std::string> configKeys;     // generic -> config.json key
   std::map<std::string, std::string> defaults;       // generic -> value text
 };

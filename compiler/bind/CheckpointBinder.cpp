@@ -168,6 +168,7 @@ class Binder {
  private:
   bool resolveTemplates();
   std::string tensorNameFor(size_t entry, const std::vector<int64_t>& indices) const;
+  bool checkElementKeys();
   void solveArrayLengths();
   void solveDimensions();
   void solveDTypes();
@@ -223,6 +224,7 @@ class Binder {
   std::vector<MemberType> types_;          // per manifest entry
   BindingFiles files_;
   std::vector<const PathTemplate*> templates_;  // per manifest entry; null: the path itself
+  std::vector<const std::vector<ElementBinding>*> elements_;  // per manifest entry; null: none
   BoundModel model_;
   std::map<std::string, std::string> sources_;  // generic -> where its value came from
   bool ok_ = true;
@@ -232,25 +234,59 @@ bool Binder::resolveTemplates() {
   std::optional<BindingFiles> files = readBindingFiles(inputs_.packageDir, diagnostics_);
   if (!files) return false;
   files_ = std::move(*files);
-  std::set<std::string> used;
+  std::set<std::string> used, usedElements;
   for (const manifest::ManifestEntry& entry : manifest_.entries) {
-    auto it = files_.paths.find(normalizeManifestPath(entry.path));
+    std::string normalized = normalizeManifestPath(entry.path);
+    auto it = files_.paths.find(normalized);
     templates_.push_back(it == files_.paths.end() ? nullptr : &it->second);
     if (it != files_.paths.end()) used.insert(it->first);
+    auto el = files_.elements.find(normalized);
+    elements_.push_back(el == files_.elements.end() ? nullptr : &el->second);
+    if (el != files_.elements.end()) usedElements.insert(el->first);
   }
   bool ok = true;
-  for (const auto& [normalized, path] : files_.paths) {
-    if (used.count(normalized)) continue;
-    diagnostics_.emit(DiagnosticKind::BindingUnknownPath, Span{}, "bindings.json", path.key, blockName_)
+  auto unknown = [&](const std::string& key) {
+    diagnostics_.emit(DiagnosticKind::BindingUnknownPath, Span{}, "bindings.json", key, blockName_)
         .help("parameter paths are listed by `linnet inspect --parameters`");
     ok = false;
-  }
+  };
+  for (const auto& [normalized, path] : files_.paths)
+    if (!used.count(normalized)) unknown(path.key);
+  for (const auto& [normalized, list] : files_.elements)
+    if (!usedElements.count(normalized))
+      for (const ElementBinding& element : list) unknown(element.key);
   return ok;
 }
 
 std::string Binder::tensorNameFor(size_t entry, const std::vector<int64_t>& indices) const {
+  if (const std::vector<ElementBinding>* list = elements_[entry])
+    for (const ElementBinding& element : *list)
+      if (element.indices == indices) return element.tensor;
   if (const PathTemplate* path = templates_[entry]) return instantiateTensorName(*path, indices);
   return concretePath(manifest_.entries[entry].path, indices);
+}
+
+// A key naming one element must name one that exists at the bound lengths.
+bool Binder::checkElementKeys() {
+  bool ok = true;
+  shape::Values values = this->values();
+  for (size_t i = 0; i < manifest_.entries.size(); ++i) {
+    if (!elements_[i]) continue;
+    const std::vector<shape::DimExpr>& repeat = types_[i].repeat;
+    for (const ElementBinding& element : *elements_[i]) {
+      for (size_t level = 0; level < element.indices.size() && level < repeat.size(); ++level) {
+        std::optional<int64_t> length = evaluateDim(repeat[level], values);
+        if (!length || element.indices[level] < *length) continue;
+        diagnostics_.emit(DiagnosticKind::BindingUnknownPath, Span{}, "bindings.json", element.key, blockName_)
+            .note("at this binding the array has " + std::to_string(*length) +
+                  (*length == 1 ? " element" : " elements") + ", so index " + std::to_string(element.indices[level]) +
+                  " is past its end");
+        ok = false;
+        break;
+      }
+    }
+  }
+  return ok;
 }
 
 // An array whose length is a lone unbound generic gets the number of
@@ -376,6 +412,10 @@ void Binder::applyConfigAndDefaults() {
                       sources_[name], value->text(), "config.json `" + key + "`");
     ok_ = false;
   }
+  // What config.json fixed may make more tensor dimensions solvable
+  // (`[Inner / Shards, H]` once Shards is known), and so may each default:
+  // tensors win over defaults wherever they can decide.
+  solveDimensions();
   for (const auto& [name, text] : files_.defaults) {
     const ast::GenericParam* g = genericNamedInFile(name);
     if (!g) continue;
@@ -388,6 +428,7 @@ void Binder::applyConfigAndDefaults() {
       continue;
     }
     bindGeneric(name, *value, "the default in generics.json");
+    solveDimensions();
   }
   // The declared defaults as the checker read them; one may use the
   // generics before it (`Inner: Dim = 4 * H`).
@@ -399,8 +440,10 @@ void Binder::applyConfigAndDefaults() {
       if (auto dtype = evaluateDType(d->second, model_.generics))
         bindGeneric(g.name.name, BoundValue{std::nullopt, dtype}, "its declared default");
     } else if (auto dim = defaults.shapes.dims.find(check::symbolIdOf(g)); dim != defaults.shapes.dims.end()) {
-      if (auto value = evaluateDim(dim->second, values()))
+      if (auto value = evaluateDim(dim->second, values())) {
         bindGeneric(g.name.name, BoundValue{value, std::nullopt}, "its declared default");
+        solveDimensions();
+      }
     }
   }
 }
@@ -649,6 +692,7 @@ std::optional<BoundModel> Binder::run() {
   applyConfigAndDefaults();
   checkConstants();
   if (!ok_ || !checkAllSolved()) return std::nullopt;
+  if (!checkElementKeys()) return std::nullopt;
   if (typedBlock_ && !checkWhereClauses(*typedBlock_, blockName_, model_.generics, diagnostics_))
     return std::nullopt;
   if (inputs_.checked &&
