@@ -8,6 +8,8 @@
 // LowerValues.cpp) and, like a loop, the locals and state its branches change.
 #include <fmt/format.h>
 
+#include <functional>
+
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
@@ -239,8 +241,21 @@ bool Lowerer::lowerWhile(const ast::WhileStmt* w) {
 }
 
 bool Lowerer::lowerFor(const ast::ForStmt* f) {
-  auto a = lowerExpr(f->start);
-  auto b = a ? lowerExpr(f->end) : std::nullopt;
+  const Symbol* sym = module().symbolOf(f->variable);
+  SpanKey key = keyOf(sym ? sym->declSpan : f->variable.span);
+  return lowerCountedLoop(f->start, f->end, f->body, [&](const Val& i) {
+    frame().locals[key] = i;
+    return true;
+  });
+}
+
+// `for i in A..B` and a `static for i in A..B` whose bounds are known only
+// at run time: an `scf.for` carrying what the body assigns. The loop variable
+// is an i64 scalar (or the bounds' dtype), as the checker types both.
+bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
+                               const std::function<bool(const Val&)>& bindVariable) {
+  auto a = lowerExpr(start);
+  auto b = a ? lowerExpr(end) : std::nullopt;
   if (!b) return false;
   auto index = [&](const Val& v, Span at) -> std::optional<mlir::Value> {
     if (v.kind == Val::Kind::Int) return dimValue(v.dim, at);
@@ -248,28 +263,29 @@ bool Lowerer::lowerFor(const ast::ForStmt* f) {
     if (!x) return std::nullopt;
     return builder_.create<mlir::arith::IndexCastOp>(loc(at), builder_.getIndexType(), *x).getResult();
   };
-  auto lo = index(*a, f->start->span);
-  auto hi = lo ? index(*b, f->end->span) : std::nullopt;
+  auto lo = index(*a, start->span);
+  auto hi = lo ? index(*b, end->span) : std::nullopt;
   if (!hi) return false;
-  auto carried = carriedBy(f->body, f->start->span);
+  auto carried = carriedBy(body, start->span);
   if (!carried) return false;
-  mlir::Location l = loc(f->start->span);
+  mlir::Location l = loc(start->span);
   mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(l, 1);
   auto op = builder_.create<mlir::scf::ForOp>(l, *lo, *hi, one, carried->init);
   mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
   builder_.setInsertionPointToStart(op.getBody());
   bindCarried(*carried, op.getRegionIterArgs());
-  // The loop variable: an i64 scalar, as the checker types it.
-  check::Type iterType = typeOf(f->start);
-  const Symbol* sym = module().symbolOf(f->variable);
-  SpanKey key = keyOf(sym ? sym->declSpan : f->variable.span);
+  check::Type iterType = typeOf(start);
   ast::ScalarType dt = ast::ScalarType::I64;
   if (iterType.isTensor())
-    if (auto d = concreteDType(iterType.dtype(), f->start->span)) dt = *d;
+    if (auto d = concreteDType(iterType.dtype(), start->span)) dt = *d;
   mlir::Value i = builder_.create<mlir::arith::IndexCastOp>(l, elementType(dt), op.getInductionVar());
-  frame().locals[key] = Val::tensor(emit::scalarTensor(builder_, l, i), check::Type::scalar(check::DType::of(dt)));
-  bool ok = lowerBody(f->body);
-  auto next = ok ? currentCarried(*carried, f->start->span) : std::nullopt;
+  bool ok = bindVariable(Val::tensor(emit::scalarTensor(builder_, l, i), check::Type::scalar(check::DType::of(dt))));
+  ok = ok && lowerBody(body);
+  if (ok && frame().returned) {
+    unsupported(start->span, "`return` inside a loop whose bounds are known only at run time");
+    ok = false;
+  }
+  auto next = ok ? currentCarried(*carried, start->span) : std::nullopt;
   if (next) builder_.create<mlir::scf::YieldOp>(l, *next);
   builder_.restoreInsertionPoint(after);
   if (!next) return false;

@@ -11,6 +11,7 @@
 // tensors become SSA values.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -235,6 +236,8 @@ class Lowerer {
   std::optional<std::vector<mlir::Value>> flattenLike(const Val& tmpl, const Val& v, Span at);
   bool lowerWhile(const ast::WhileStmt* w);
   bool lowerFor(const ast::ForStmt* f);
+  bool lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
+                        const std::function<bool(const Val&)>& bindVariable);
   Result lowerRuntimeIf(const ast::IfExpr* e, const Val& condition);
   Result lowerScan(const ast::ForScanExpr* scan);
 

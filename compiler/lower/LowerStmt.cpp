@@ -1,7 +1,8 @@
 // Statements: `let` (with patterns), index notation, `var` and assignment
 // (a local is renamed to its new value: SSA, no memory), `return`, and
 // `static for`, unrolled at build time (over a range, or over a block array:
-// each iteration binds the loop name to that element's instance).
+// each iteration binds the loop name to that element's instance; a range
+// known only at run time is a counted loop, LowerControl.cpp).
 #include <fmt/format.h>
 
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
@@ -149,10 +150,12 @@ bool Lowerer::lowerStmt(const ast::Stmt* s) {
         if (!last) return false;
         auto a = first->kind == Val::Kind::Int ? first->dim.constantValue() : std::nullopt;
         auto b = last->kind == Val::Kind::Int ? last->dim.constantValue() : std::nullopt;
-        if (!a || !b) {
-          unsupported(loop->iterable->span, "a `static for` whose range is not known at build time");
-          return false;
-        }
+        // A range known only at run time (`0..Steps`, Steps an entry dim):
+        // the checker types the variable as an i64 scalar either way, so the
+        // loop runs as a counted loop instead of unrolled.
+        if (!a || !b)
+          return lowerCountedLoop(loop->iterable, loop->rangeEnd, loop->body,
+                                  [&](const Val& i) { return bindPattern(loop->pattern, i); });
         for (int64_t i = *a; i < *b; ++i) {
           if (!bindPattern(loop->pattern, Val::integer(shape::DimExpr::constant(i)))) return false;
           if (!lowerBody(loop->body)) return false;

@@ -365,7 +365,17 @@ def static_for(rng):
     acc = x.astype(np.float64)
     for i in range(4):
         acc = acc * 0.5 + i
-    return [call("weighted", {"x": x}, result(acc, "f32", EXACT_DYADIC))]
+    calls = [call("weighted", {"x": x}, result(acc, "f32", EXACT_DYADIC))]
+    for steps in (1, 4, 7):
+        calls.append(call("placed", {"x": 3}, result(np.array([3 + i * i for i in range(steps)]), "i32"),
+                          bind={"Steps": steps}))
+    for n in (1, 2, 5):   # 1..N runs N - 1 times; none for N = 1
+        y = dyadic(rng, (n,))
+        acc = y.astype(np.float64)
+        for i in range(1, n):
+            acc = acc * 0.5 + i
+        calls.append(call("from_one", {"x": y}, result(acc, "f32", EXACT_DYADIC)))
+    return calls
 
 
 @program
