@@ -7,8 +7,12 @@
 #
 # LINNET: the linnet binary (default: build/bin/linnet of this repository).
 # LINNET_STD: the standard library linnet reads (linnet's own default if unset).
-# HUB_CHECKPOINTS: optional directory of <model>/ checkpoints (TODO hook).
-# Exit status: 0 when every model checks, 1 when one does not, 2 on misuse.
+# LINNET_RUN: linnet-run (default: the one next to LINNET's binary).
+# HUB_CHECKPOINTS: optional directory of <model>/ random tiny checkpoints with
+#   reference outputs (tools/hub/make_hub_checkpoints.py): build against them,
+#   run the entry and compare with Hugging Face.
+# Exit status: 0 when every model checks and no run disagrees with its
+# reference, 1 otherwise, 2 on misuse.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,7 +23,7 @@ dir=""
 for a in "$@"; do
   case "$a" in
     --no-build) args+=("$a") ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check-hub.sh: unknown option $a" >&2; exit 2 ;;
     *) if [[ -n "$dir" ]]; then echo "check-hub.sh: one DIR only" >&2; exit 2; fi; dir="$a" ;;
   esac

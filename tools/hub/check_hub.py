@@ -16,6 +16,13 @@ sources (the layout of the public model hub, franknoh/nest `models/*/`):
 
 `nest.toml`'s `[generics]` (root block generics) give the `--bind` values a
 header-only build uses.
+
+With `$HUB_CHECKPOINTS/<model>/` (tools/hub/make_hub_checkpoints.py: a random
+tiny checkpoint and Hugging Face's outputs on it), the model is built against
+that checkpoint with the generics its hub-check.json records, and the runs
+column runs the `[source] entry` on the recorded inputs through linnet-run and
+compares with the reference at f32 (max|err| <= 1e-3 x (1 + max|ref|), and the
+same top-1 along the last axis).
 """
 
 import argparse
@@ -134,13 +141,10 @@ def check(linnet, model):
 
 
 def checkpoint_of(model):
-    """TODO(hub-runs): random tiny checkpoints made by the reference tool.
-
-    Point HUB_CHECKPOINTS at a directory holding `<model>/` checkpoint
-    directories (config.json, *.safetensors, and the model's bindings.json
-    where it has one), e.g. written with tiny generics by the reference
-    toolchain's converter. Until such a directory exists, nothing is built
-    or run against weights."""
+    """The model's random tiny checkpoint, `$HUB_CHECKPOINTS/<model>/`, when
+    there is one (tools/hub/make_hub_checkpoints.py writes them: config.json,
+    model.safetensors, and hub-check.json, calls.json, reference.safetensors
+    for the run column)."""
     root = os.environ.get("HUB_CHECKPOINTS")
     if not root:
         return None
@@ -148,41 +152,236 @@ def checkpoint_of(model):
     return path if os.path.isdir(path) else None
 
 
+def hub_meta(checkpoint):
+    """hub-check.json of a checkpoint made by make_hub_checkpoints.py, or None."""
+    if not checkpoint:
+        return None
+    try:
+        with open(os.path.join(checkpoint, "hub-check.json"), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def checkpoint_binds(model, checkpoint):
+    """`--bind`s of a checkpoint build: the tiny generics hub-check.json
+    records (the hub's packages take Heads, Batch, MaxSeq... from nest.toml,
+    which a checkpoint cannot give), else none."""
+    meta = hub_meta(checkpoint)
+    out = []
+    for key, value in ((meta or {}).get("bind") or {}).items():
+        out += ["--bind", f"{key}={value}"]
+    return out
+
+
+def wrap_file(model, path, workdir):
+    """A one-file model with a bindings.json beside it (the hub's gpt2) as a
+    package in a copy: linnet reads bindings.json from a package only. The
+    package is named after the module's first component, the file goes where
+    the module path puts it (`examples.gpt2` -> package `examples`,
+    `src/gpt2.linnet`). None when that cannot be made."""
+    beside = os.path.join(os.path.dirname(path), "bindings.json")
+    module = module_name(path)
+    if not module or not os.path.isfile(beside):
+        return None
+    parts = module.split(".")
+    copy = os.path.join(workdir, model.name + ".package")
+    if os.path.isdir(copy):
+        shutil.rmtree(copy)
+    source = os.path.join(copy, "src", *parts[1:]) + ".linnet" if len(parts) > 1 else \
+        os.path.join(copy, "src", "lib.linnet")
+    os.makedirs(os.path.dirname(source))
+    shutil.copyfile(path, source)
+    shutil.copyfile(beside, os.path.join(copy, "bindings.json"))
+    with open(os.path.join(copy, "linnet.toml"), "w", encoding="utf-8") as f:
+        f.write(f'[package]\nname = "{parts[0]}"\nversion = "0.0.0"\nlanguage = "0.1"\n')
+    return copy
+
+
+def build_error(code, out, err, checkpoint):
+    if code is None:
+        return f"- ({err})"
+    text = out + err
+    if "built without the code generator" in text:
+        return "- (this linnet has no code generator)"
+    if not checkpoint and re.search(r"parameter `[^`]*`, which is not bound", text):
+        return "- (reads parameters: needs a checkpoint)"
+    m = re.search(r"^error(?: (E\d+))?: (.*)$", text, re.M)
+    if not m:
+        return f"exit {code}"
+    where = re.search(r"^\s*--> (\S+?):(\d+)", text[m.end():], re.M)
+    loc = f" ({os.path.basename(where.group(1))}:{where.group(2)})" if where else ""
+    return f"{m.group(1) or 'error'} {m.group(2)}{loc}"
+
+
+class Build:
+    """What building a model gave: the column's text, and for the run column
+    the package path, the bindings note and an artifact (of every entry, or of
+    the checked entry alone when the whole package does not build)."""
+
+    def __init__(self):
+        self.ok = False
+        self.text = ""
+        self.target = None
+        self.notes = []
+        self.artifact = None
+
+
 def build(linnet, model, outdir):
     """A CPU build: with a checkpoint when one is available, else header-only
     with nest.toml's generics (refused when the program reads parameters)."""
+    result = Build()
     if len(model.targets) != 1:
-        return False, "- (not one package or file)"
+        result.text = "- (not one package or file)"
+        return result
+    result.target = model.targets[0]
     artifact = os.path.join(outdir, model.name + ".lnpkg")
     checkpoint = checkpoint_of(model)
-    cmd = [*linnet, "build", model.targets[0], "-o", artifact, "--no-color"]
-    if checkpoint:
-        cmd += ["--checkpoint", checkpoint]
-    elif not model.binds():
-        return False, "- (no checkpoint, and no nest.toml [generics] to bind)"
-    else:
-        cmd += model.binds()
-    code, out, err = run(cmd, BUILD_TIMEOUT_S)
+    if not checkpoint and not model.binds():
+        result.text = "- (no checkpoint, and no nest.toml [generics] to bind)"
+        return result
+
+    def attempt(target, extra=()):
+        cmd = [*linnet, "build", target, "-o", artifact, "--no-color", *extra]
+        if checkpoint:
+            cmd += ["--checkpoint", checkpoint, *checkpoint_binds(model, checkpoint)]
+        else:
+            cmd += model.binds()
+        return run(cmd, BUILD_TIMEOUT_S)
+
+    if checkpoint and os.path.isfile(result.target):
+        wrapped = wrap_file(model, result.target, outdir)
+        if wrapped:
+            result.target = wrapped
+            result.notes.append("one file: built as a made-up package, so that its bindings.json is read")
+    code, out, err = attempt(result.target)
     if code == 0:
-        return True, "ok" if not checkpoint else "ok (checkpoint)"
-    if code is None:
-        return False, f"- ({err})"
-    text = out + err
-    if "built without the code generator" in text:
-        return False, "- (this linnet has no code generator)"
-    if not checkpoint and re.search(r"parameter `[^`]*`, which is not bound", text):
-        return False, "- (reads parameters: needs a checkpoint)"
-    m = re.search(r"^error(?: (E\d+))?: (.*)$", text, re.M)
-    return False, f"{m.group(1) or 'error'} {m.group(2)}" if m else f"exit {code}"
+        result.ok = True
+        result.artifact = artifact
+        result.text = "ok" if not checkpoint else "ok (checkpoint)"
+    else:
+        result.text = build_error(code, out, err, checkpoint)
+        entry = (hub_meta(checkpoint) or {}).get("entry")
+        if checkpoint and entry:
+            # The run column still wants the checked entry: build it alone.
+            code, out, err = attempt(result.target, ["--entry", entry])
+            if code == 0:
+                result.artifact = artifact
+                result.notes.append(f"run: `{entry}` built alone")
+            else:
+                result.notes.append(f"`--entry {entry}` alone: " + build_error(code, out, err, checkpoint))
+    if result.notes:
+        result.text += " [" + "; ".join(result.notes) + "]"
+    return result
 
 
-def run_model(linnet, model, built):
-    """TODO(hub-runs): run the root entry on random inputs of nest.toml's
-    `[check]` dims once a checkpoint exists (see checkpoint_of) and compare
-    with the reference toolchain's outputs."""
-    if not built or not checkpoint_of(model):
+SAFETENSORS_DTYPES = {"F32": ("f", 4), "F64": ("d", 8), "I32": ("i", 4), "I64": ("q", 8)}
+
+
+def read_safetensors(path):
+    """{name: (shape, values)} of a .safetensors file's f32/f64/i32/i64 tensors
+    (standard library only; bf16 tensors are widened)."""
+    import array
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack_from("<Q", data, 0)
+    header = json.loads(data[8:8 + n])
+    base = 8 + n
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        raw = data[base + begin:base + end]
+        if info["dtype"] == "BF16":
+            values = array.array("f", b"".join(b"\0\0" + raw[i:i + 2] for i in range(0, len(raw), 2)))
+        elif info["dtype"] in SAFETENSORS_DTYPES:
+            values = array.array(SAFETENSORS_DTYPES[info["dtype"]][0], raw)
+        else:
+            continue
+        if sys.byteorder != "little":
+            values.byteswap()
+        out[name] = (list(info["shape"]), values)
+    return out
+
+
+def linnet_run_of(linnet):
+    """linnet-run: $LINNET_RUN, else next to the linnet binary."""
+    explicit = os.environ.get("LINNET_RUN")
+    if explicit:
+        return shlex.split(explicit)
+    return [os.path.join(os.path.dirname(linnet[0]), "linnet-run")]
+
+
+def compare(shape, out, ref):
+    """(ok, text) for one float output at the parity bar: max|err| <= 1e-3 x
+    (1 + max|ref|), and the top-1 of each last-axis row agrees."""
+    if len(out) != len(ref):
+        return False, f"{len(out)} values, the reference has {len(ref)}"
+    err = max((abs(a - b) for a, b in zip(out, ref)), default=0.0)
+    if err != err:  # NaN
+        return False, "NaN in the output"
+    peak = max((abs(b) for b in ref), default=0.0)
+    bar = 1e-3 * (1.0 + peak)
+    n = shape[-1] if shape else 1
+    rows = len(ref) // n if n else 0
+    differ = 0
+    for r in range(rows):
+        a = out[r * n:(r + 1) * n]
+        b = ref[r * n:(r + 1) * n]
+        if max(range(n), key=a.__getitem__) != max(range(n), key=b.__getitem__):
+            differ += 1
+    if any(v != v for v in out):
+        return False, "NaN in the output"
+    if err > bar:
+        return False, f"max err {err:.3g} > {bar:.3g} (max|ref| {peak:.3g}), top-1 differs at {differ}/{rows}"
+    if differ:
+        return False, f"max err {err:.3g}, but top-1 differs at {differ}/{rows} rows"
+    return True, f"max err {err:.2g}"
+
+
+def run_model(linnet, model, built, outdir=None):
+    """Runs the `[source] entry` on the reference inputs of the model's tiny
+    checkpoint (calls.json) through linnet-run and compares each output with
+    Hugging Face's (reference.safetensors) at f32."""
+    checkpoint = checkpoint_of(model)
+    meta = hub_meta(checkpoint)
+    if not checkpoint:
         return "-"
-    return "- (TODO: no input generator yet)"
+    if not meta:
+        return "- (the checkpoint has no hub-check.json: make it with make_hub_checkpoints.py)"
+    if not built or not built.artifact:
+        return "- (not built)"
+    results = os.path.join(outdir or os.path.dirname(built.artifact), model.name + ".out.safetensors")
+    cmd = [*linnet_run_of(linnet), built.artifact, "--checkpoint", checkpoint,
+           "--calls", os.path.join(checkpoint, meta.get("calls", "calls.json")), "--out", results]
+    code, out, err = run(cmd, BUILD_TIMEOUT_S)
+    if code != 0:
+        if code is None:
+            return f"- ({err})"
+        lines = [line for line in (err + out).splitlines() if line.strip()]
+        text = next((line for line in lines if "error" in line), lines[0] if lines else "")
+        return f"FAIL: linnet-run exit {code}: {text.strip()}"
+    try:
+        got = read_safetensors(results)
+        want = read_safetensors(os.path.join(checkpoint, meta.get("reference", "reference.safetensors")))
+    except (OSError, ValueError, KeyError) as e:
+        return f"FAIL: reading results: {e}"
+    texts = []
+    ok = True
+    for spec in meta.get("outputs") or [{"name": "0"}]:
+        name = spec["name"]
+        if name not in got:
+            return f"FAIL: no output `{name}`"
+        shape, values = got[name]
+        rshape, rvalues = want[name]
+        if shape != rshape:
+            return f"FAIL: output `{name}` has shape {shape}, the reference {rshape}"
+        good, text = compare(shape, values, rvalues)
+        ok &= good
+        texts.append(text)
+    return ("ok (" if ok else "FAIL: ") + "; ".join(texts) + (")" if ok else "")
 
 
 def main():
@@ -197,6 +396,7 @@ def main():
                    if os.path.isdir(os.path.join(args.dir, n)) and not n.startswith("."))
     rows = []
     failed = 0
+    run_failed = 0
     with tempfile.TemporaryDirectory(prefix="check-hub-") as work:
         copies = os.path.join(work, "packages")
         outdir = os.path.join(work, "out")
@@ -209,15 +409,18 @@ def main():
             ok, result = check(linnet, model)
             if model.note:
                 result += f" [{model.note}]"
-            built = False
+            built = None
             if args.no_build:
                 building = "-"
             elif ok:
-                built, building = build(linnet, model, outdir)
+                built = build(linnet, model, outdir)
+                building = built.text
             else:
                 building = "- (does not check)"
-            rows.append((name, result, building, run_model(linnet, model, built)))
+            running = run_model(linnet, model, built, outdir) if built else "-"
+            rows.append((name, result, building, running))
             failed += not ok
+            run_failed += running.startswith("FAIL")
             print(f"{name}: {result}", file=sys.stderr, flush=True)
 
     header = ("model", "check", "builds for CPU", "runs")
@@ -229,7 +432,9 @@ def main():
     for r in rows:
         print(line(r))
     print(f"\n{len(rows) - failed} of {len(rows)} models check")
-    return 1 if failed else 0
+    if run_failed:
+        print(f"{run_failed} run(s) disagree with the reference")
+    return 1 if failed or run_failed else 0
 
 
 if __name__ == "__main__":
