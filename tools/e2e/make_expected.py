@@ -707,6 +707,52 @@ def np_unpack_int4(packed):
     return np.stack([low, high], axis=-1).reshape(packed.shape[0], -1).astype(np.int8)
 
 
+def np_unpack_uint4(packed):
+    b = packed.astype(np.int32) & 0xFF
+    return np.stack([b & 15, b >> 4], axis=-1).reshape(*packed.shape[:-1], -1).astype(np.uint8)
+
+
+def np_dequantize_int4_groups(packed, scale, zero):
+    out, groups, half = packed.shape
+    q = np_unpack_uint4(packed).astype(np.float64)  # [Out, Groups, 2 * Half]
+    w = (q - zero[..., None].astype(np.float64)) * scale[..., None].astype(np.float64)
+    return w.reshape(out, groups * 2 * half)
+
+
+def np_decode_fp8(bits):
+    """FP8 E4M3 ("fn") bytes -> float64: bias 7, subnormals, no infinities,
+    S.1111.111 NaN."""
+    b = bits.astype(np.int64)
+    sign = np.where(b >> 7 == 1, -1.0, 1.0)
+    exponent = (b >> 3) & 15
+    mantissa = (b & 7).astype(np.float64)
+    normal = np.ldexp(1.0 + mantissa / 8.0, (exponent - 7).astype(np.int32))
+    subnormal = np.ldexp(mantissa / 8.0, -6)
+    v = sign * np.where(exponent == 0, subnormal, normal)
+    v = np.where((b & 0x7F) == 0x7F, np.nan, v)
+    known = {0x00: 0.0, 0x01: 2.0 ** -9, 0x07: 7 * 2.0 ** -9, 0x08: 2.0 ** -6, 0x38: 1.0,
+             0x40: 2.0, 0x7E: 448.0, 0xFE: -448.0, 0xB8: -1.0, 0x33: 0.6875}
+    for byte, value in known.items():
+        got = v[b == byte]
+        assert got.size == 0 or (got == value).all(), (byte, got, value)
+    return v
+
+
+def np_dequantize_mxfp4(blocks, scales):
+    """MXFP4 -> float64: E2M1 nibbles (even element low) times 2^(scale - 127)."""
+    b = blocks.astype(np.int64)
+    nibbles = np.stack([b & 15, b >> 4], axis=-1).reshape(*blocks.shape[:-1], 32)
+    sign = np.where(nibbles >= 8, -1.0, 1.0)
+    exponent = (nibbles >> 1) & 3
+    mantissa = (nibbles & 1).astype(np.float64)
+    magnitude = np.where(exponent == 0, mantissa * 0.5,
+                         np.ldexp(1.0 + mantissa / 2.0, (exponent - 1).astype(np.int32)))
+    e2m1 = sign * magnitude
+    assert sorted(set(np.abs(e2m1).reshape(-1).tolist())) <= [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+    values = e2m1 * np.ldexp(1.0, scales.astype(np.int32) - 127)[..., None]
+    return values.reshape(*blocks.shape[:-2], -1)
+
+
 @program
 def stdlib_quant(rng):
     every = np.arange(-128, 128, dtype=np.int32).astype(np.int8).reshape(16, 16)
@@ -719,6 +765,50 @@ def stdlib_quant(rng):
     scale = dyadic(rng, (3,))
     calls.append(call("int4", {"packed": packed, "scale": scale},
                       result(f32(np_unpack_int4(packed).astype(np.float64) * scale[:, None]), "f32", EXACT)))
+    every_u8 = np.arange(256, dtype=np.int32).astype(np.uint8).reshape(16, 16)
+    calls.append(call("unpack_unsigned", {"packed": every_u8}, result(np_unpack_uint4(every_u8), "u8")))
+    # Group-wise 4-bit: 3 outputs, 2 groups of 8 inputs.
+    packed = rng.integers(0, 256, size=(3, 2, 4)).astype(np.uint8)
+    scale = dyadic(rng, (3, 2))
+    zero = rng.integers(0, 16, size=(3, 2)).astype(np.uint8)
+    w = np_dequantize_int4_groups(packed, scale, zero)
+    calls.append(call("groups", {"packed": packed, "scale": scale, "zero": zero}, result(f32(w), "f32", EXACT)))
+    x = dyadic(rng, (2, 16))
+    bias = dyadic(rng, (3,))
+    calls.append(call("group_linear", {"x": x, "packed": packed, "scale": scale, "zero": zero, "bias": bias},
+                      result(f32(x.astype(np.float64) @ w.T + bias), "f32", EXACT_DYADIC)))
+    order = rng.permutation(16).astype(np.int32)
+    calls.append(call("ordered_linear", {"x": x, "order": order, "packed": packed, "scale": scale, "zero": zero},
+                      result(f32(x.astype(np.float64)[:, order] @ w.T), "f32", EXACT_DYADIC)))
+    # FP8 E4M3: every byte value, NaN (0x7F, 0xFF) reported apart.
+    every_u8 = np.arange(256, dtype=np.int32).astype(np.uint8).reshape(16, 16)
+    values = np_decode_fp8(every_u8)
+    nan = np.isnan(values)
+    calls.append(call("fp8", {"bits": every_u8},
+                      result(f32(np.where(nan, 0.0, values)), "f32", EXACT, part=0), result(nan, "bool", part=1)))
+    q = rng.integers(0, 256, size=(2, 3, 5)).astype(np.uint8)
+    q[(q & 0x7F) == 0x7F] = 0x38  # not NaN
+    scale = dyadic(rng, (2, 3, 1))
+    calls.append(call("fp8_rows", {"q": q, "scale": scale},
+                      result(f32(np_decode_fp8(q) * scale), "f32", EXACT)))
+    # Exponents 5..9 keep every product and sum exact in f32.
+    weight = (rng.integers(0, 2, size=(4, 6)) << 7 | rng.integers(5, 10, size=(4, 6)) << 3
+              | rng.integers(0, 8, size=(4, 6))).astype(np.uint8)
+    scale = dyadic(rng, (4, 1))
+    x = dyadic(rng, (2, 6))
+    bias = dyadic(rng, (4,))
+    want = x.astype(np.float64) @ (np_decode_fp8(weight) * scale).T + bias
+    calls.append(call("fp8_linear", {"x": x, "weight": weight, "scale": scale, "bias": bias},
+                      result(f32(want), "f32", EXACT_DYADIC)))
+    # MXFP4: bytes covering every nibble in both halves; scale bytes from 2^-126 (the
+    # smallest normal f32 power) to 2^120, both ends included.
+    blocks = np.arange(192, dtype=np.int64).reshape(2, 3, 2, 16)
+    blocks = ((blocks * 37 + 11) % 256).astype(np.uint8)
+    blocks.reshape(-1)[:64] = np.arange(64, dtype=np.uint8) * 4 + np.arange(64, dtype=np.uint8) % 4
+    blocks.reshape(-1)[64:128] = np.arange(192, 256, dtype=np.uint8)
+    scales = np.array([1, 30, 100, 127, 128, 140, 200, 247, 90, 126, 129, 160], dtype=np.uint8).reshape(2, 3, 2)
+    calls.append(call("mxfp4", {"blocks": blocks, "scales": scales},
+                      result(f32(np_dequantize_mxfp4(blocks, scales)), "f32", EXACT)))
     return calls
 
 
@@ -728,7 +818,16 @@ def stdlib_moe(rng):
     w = dyadic(rng, (5, 3, 4))
     chosen = np.array([[4, 0], [2, 2], [1, 3]], dtype=np.int64)
     want = np.einsum("rki,rkoi->rko", x.astype(np.float64), w[chosen].astype(np.float64))
-    return [call("experts", {"x": x, "w": w, "chosen": chosen}, result(f32(want), "f32", EXACT_DYADIC))]
+    calls = [call("experts", {"x": x, "w": w, "chosen": chosen}, result(f32(want), "f32", EXACT_DYADIC))]
+    row = dyadic(rng, (3, 4))
+    want = np.einsum("ri,rkoi->rko", row.astype(np.float64), w[chosen].astype(np.float64))
+    calls.append(call("shared", {"x": row, "w": w, "chosen": chosen}, result(f32(want), "f32", EXACT_DYADIC)))
+    weights = dyadic(rng, (3, 2))
+    want = np.einsum("rk,rki,rkoi->ro", weights.astype(np.float64), x.astype(np.float64),
+                     w[chosen].astype(np.float64))
+    calls.append(call("combined", {"x": x, "w": w, "chosen": chosen, "weights": weights},
+                      result(f32(want), "f32", EXACT_DYADIC)))
+    return calls
 
 
 @program
@@ -762,6 +861,21 @@ def typed_constants(rng):
         call("scaled_rows", {"x": x}, result((xf * np.float32(0.5) + np.float32(0.25)).sum(axis=1), "f32", EXACT)),
         call("outside", {"x": x}, result((x + 5).astype(np.float32) * np.float32(0.5), "f32", EXACT)),
     ]
+
+
+@program
+def stdlib_page_slots(rng):
+    # 4 rows of 3 pages of 4 positions each, over a pool of 12 pages.
+    table = rng.permutation(12).astype(np.int32).reshape(4, 3)
+    calls = []
+    for positions in [[0, 5, 11, 7], [3, 4, 8, 1], [-1, 12, 6, 13]]:
+        want = []
+        for r, at in enumerate(positions):
+            inside = 0 <= at < 12
+            want.append(table[r, at // 4] * 4 + at % 4 if inside else -1)
+        calls.append(call("slots", {"table": table, "positions": np.array(positions, dtype=np.int32)},
+                          result(np.array(want, dtype=np.int32), "i32")))
+    return calls
 
 
 def main():
