@@ -73,28 +73,70 @@ struct Lowered {
   std::unique_ptr<llvm::TargetMachine> machine;
 };
 
-// A vector select of bf16/f16 (InstCombine pushes the bitcasts of our
-// integer bf16 code through selects, recreating them after
-// linnet-narrow-float-memory removed them) is legalized by the x86 backend
-// through f32 and `__truncsfbf2`, a compiler-rt helper the shared object
-// does not link. Selecting the same bits as i16 lanes is one blend.
-void selectSixteenBitFloatsAsIntegers(llvm::Module& m) {
-  std::vector<llvm::SelectInst*> selects;
+// bf16/f16 values that O2 moves between registers without arithmetic
+// (InstCombine pushes the bitcasts of our integer bf16 code through selects,
+// vector inserts/extracts and phis, recreating them after
+// linnet-narrow-float-memory removed them; a scalar max over bf16 selects a
+// NaN and builds a <2 x bfloat> this way) are legalized by the x86 backend,
+// which has no bf16 registers without AVX-512 BF16, through f32 and
+// `__truncsfbf2`, a compiler-rt helper the shared object does not link.
+// Moving the same bits as i16 is exact and costs nothing.
+llvm::Type* sixteenBitIntegers(llvm::Type* type) {
+  llvm::Type* integers = llvm::Type::getInt16Ty(type->getContext());
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(type))
+    return llvm::VectorType::get(integers, vector->getElementCount());
+  return integers;
+}
+
+bool isSixteenBitFloat(llvm::Type* type) {
+  llvm::Type* element = type->getScalarType();
+  return element->isBFloatTy() || element->isHalfTy();
+}
+
+void moveSixteenBitFloatsAsIntegers(llvm::Module& m) {
+  std::vector<llvm::Instruction*> moves;
+  for (llvm::Function& f : m)
+    for (llvm::Instruction& i : llvm::instructions(f)) {
+      bool move = llvm::isa<llvm::SelectInst>(i) || llvm::isa<llvm::InsertElementInst>(i) ||
+                  llvm::isa<llvm::ExtractElementInst>(i) || llvm::isa<llvm::ShuffleVectorInst>(i);
+      if (move && isSixteenBitFloat(i.getType())) moves.push_back(&i);
+    }
+  for (llvm::Instruction* i : moves) {
+    llvm::IRBuilder<> b(i);
+    auto bits = [&](llvm::Value* v) { return b.CreateBitCast(v, sixteenBitIntegers(v->getType())); };
+    llvm::Value* replaced = nullptr;
+    if (auto* select = llvm::dyn_cast<llvm::SelectInst>(i))
+      replaced = b.CreateSelect(select->getCondition(), bits(select->getTrueValue()), bits(select->getFalseValue()));
+    else if (auto* insert = llvm::dyn_cast<llvm::InsertElementInst>(i))
+      replaced = b.CreateInsertElement(bits(insert->getOperand(0)), bits(insert->getOperand(1)), insert->getOperand(2));
+    else if (auto* extract = llvm::dyn_cast<llvm::ExtractElementInst>(i))
+      replaced = b.CreateExtractElement(bits(extract->getVectorOperand()), extract->getIndexOperand());
+    else if (auto* shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(i))
+      replaced = b.CreateShuffleVector(bits(shuffle->getOperand(0)), bits(shuffle->getOperand(1)),
+                                       shuffle->getShuffleMask());
+    i->replaceAllUsesWith(b.CreateBitCast(replaced, i->getType()));
+    i->eraseFromParent();
+  }
+  // What is left is bf16 values that only pass between bitcasts and
+  // stores: fold bitcast chains, store the integer bits, drop what is dead.
+  std::vector<llvm::Instruction*> casts;
   for (llvm::Function& f : m)
     for (llvm::Instruction& i : llvm::instructions(f))
-      if (auto* select = llvm::dyn_cast<llvm::SelectInst>(&i))
-        if (auto* type = llvm::dyn_cast<llvm::FixedVectorType>(select->getType());
-            type && (type->getElementType()->isBFloatTy() || type->getElementType()->isHalfTy()))
-          selects.push_back(select);
-  for (llvm::SelectInst* select : selects) {
-    auto* type = llvm::cast<llvm::FixedVectorType>(select->getType());
-    auto* integers = llvm::FixedVectorType::get(llvm::Type::getInt16Ty(m.getContext()), type->getNumElements());
-    llvm::IRBuilder<> b(select);
-    llvm::Value* bits = b.CreateSelect(select->getCondition(), b.CreateBitCast(select->getTrueValue(), integers),
-                                       b.CreateBitCast(select->getFalseValue(), integers));
-    select->replaceAllUsesWith(b.CreateBitCast(bits, type));
-    select->eraseFromParent();
+      if (llvm::isa<llvm::BitCastInst>(i) || llvm::isa<llvm::StoreInst>(i)) casts.push_back(&i);
+  for (llvm::Instruction* i : casts) {
+    if (auto* store = llvm::dyn_cast<llvm::StoreInst>(i)) {
+      auto* from = llvm::dyn_cast<llvm::BitCastInst>(store->getValueOperand());
+      if (from && isSixteenBitFloat(from->getType())) store->setOperand(0, from->getOperand(0));
+      continue;
+    }
+    auto* from = llvm::dyn_cast<llvm::BitCastInst>(i->getOperand(0));
+    if (!from || !isSixteenBitFloat(from->getType())) continue;
+    llvm::Value* source = from->getOperand(0);
+    if (source->getType() == i->getType()) i->replaceAllUsesWith(source);
+    else i->setOperand(0, source);
   }
+  for (auto it = casts.rbegin(); it != casts.rend(); ++it)
+    if (llvm::isa<llvm::BitCastInst>(*it) && (*it)->use_empty()) (*it)->eraseFromParent();
 }
 
 // Lowers a copy of `module` to LLVM IR and runs O2. MLIR diagnostics still
@@ -149,7 +191,7 @@ llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOpti
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   passes.run(m, mam);
-  selectSixteenBitFloatsAsIntegers(m);
+  moveSixteenBitFloatsAsIntegers(m);
   return lowered;
 }
 

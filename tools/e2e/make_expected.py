@@ -645,12 +645,15 @@ def vector_tails(rng):
     x = dyadic(rng, (3, 64))
     xr = dyadic(rng, (5, 64))
     rm = f32(rng.standard_normal((3, 40)))
+    xm = bf16_round(f32(rng.standard_normal((2, 803))))
     return [
         call("square_bf16", {"x": xb}, result(bf16_round(xb * xb), "bf16",
              {"rel": 0.0, "abs": 0.0, "why": "exact: a bf16 product is exact in f32, then rounded once"})),
         call("matvec", {"w": w, "x": x}, result(x.astype(np.float64) @ w.T, "f32", EXACT_DYADIC)),
         call("matvec_rows", {"w": w, "x": xr}, result(xr.astype(np.float64) @ w.T, "f32", EXACT_DYADIC)),
         call("row_max", {"x": rm}, result(rm.max(axis=1), "f32", EXACT)),
+        call("row_max_bf16", {"x": xm}, result(xm.max(axis=1), "bf16", EXACT)),
+        call("argmax_bf16", {"x": xm}, result(xm.argmax(axis=1), "i32")),
     ]
 
 
