@@ -45,8 +45,9 @@ std::string replaceAll(std::string_view text, std::string_view from, std::string
 Status loadModel(Tokenizer::Impl &impl, const fs::path &path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
-    return makeError("{}: no {} (the checkpoint has no SentencePiece tokenizer)",
-                     path.parent_path().string(), Tokenizer::kModelFileName);
+    return makeError("{}: no {} or {} (the checkpoint has no tokenizer)",
+                     path.parent_path().string(), Tokenizer::kModelFileName,
+                     kTokenizerJsonFileName);
   Expected<MappedFile> file = MappedFile::open(path);
   if (!file)
     return file.error();
@@ -187,6 +188,15 @@ Expected<Tokenizer> Tokenizer::open(const fs::path &checkpointDir) {
   if (!config)
     return config.error();
   std::string source = (checkpointDir / "tokenizer_config.json").string();
+  // No tokenizer.model but a tokenizer.json: the byte-level BPE path
+  // (ByteLevelBpeTokenizer.cpp), where tokenizer.json describes the rules.
+  std::error_code ec;
+  if (!fs::exists(checkpointDir / kModelFileName, ec) &&
+      fs::exists(checkpointDir / kTokenizerJsonFileName, ec)) {
+    if (Status status = openByteLevelBpe(*impl, *config); !status)
+      return status.error();
+    return Tokenizer(std::move(impl));
+  }
   // The rules below are LlamaTokenizer's; another class (Gemma, T5, ...)
   // would tokenize differently, so refuse instead of guessing.
   if (config->tokenizerClass && *config->tokenizerClass != "LlamaTokenizer" &&
@@ -224,6 +234,13 @@ Expected<std::vector<TokenId>> Tokenizer::encode(std::string_view text,
   std::vector<TokenId> ids;
   bool addBos = options.addBos.value_or(impl.addBos);
   bool addEos = options.addEos.value_or(impl.addEos);
+  if (impl.bpe) {
+    if ((addBos && !impl.bos && impl.bpe->prefix.empty()) ||
+        (addEos && !impl.eos && impl.bpe->suffix.empty()))
+      return makeError("{}: cannot add {}: the tokenizer has none", impl.directory.string(),
+                       addBos && !impl.bos && impl.bpe->prefix.empty() ? "bos" : "eos");
+    return encodeByteLevelBpe(impl, text, addBos, addEos);
+  }
   if ((addBos && !impl.bos) || (addEos && !impl.eos))
     return makeError("{}: cannot add {}: the tokenizer has none", impl.directory.string(),
                      addBos && !impl.bos ? "bos" : "eos");
@@ -290,6 +307,8 @@ Expected<std::string> Tokenizer::decode(std::span<const TokenId> ids,
       return makeError("token id {} at position {} is out of range: the vocabulary has ids "
                        "0..{}",
                        ids[i], i, impl.vocabSize - 1);
+  if (impl.bpe)
+    return decodeByteLevelBpe(impl, ids, options);
 
   std::string out;
   std::vector<int> run; // consecutive SentencePiece ids, decoded together
@@ -332,6 +351,8 @@ Expected<std::string> Tokenizer::decode(std::span<const TokenId> ids,
 std::optional<TokenId> Tokenizer::tokenToId(std::string_view token) const {
   if (auto it = impl_->addedIdByContent.find(token); it != impl_->addedIdByContent.end())
     return it->second;
+  if (impl_->bpe)
+    return impl_->bpe->model.tokenToId(token);
   int id = impl_->processor.PieceToId(token);
   if (id < 0 || impl_->processor.IdToPiece(id) != token)
     return std::nullopt;
@@ -344,6 +365,10 @@ Expected<std::string> Tokenizer::idToToken(TokenId id) const {
                      impl_->vocabSize - 1);
   if (const AddedTokenSpec *token = impl_->addedById(id))
     return token->content;
+  if (impl_->bpe) {
+    const std::string *token = impl_->bpe->model.idToToken(id);
+    return token ? *token : std::string();
+  }
   return impl_->processor.IdToPiece(id);
 }
 
@@ -354,6 +379,8 @@ bool Tokenizer::isSpecial(TokenId id) const {
     return true;
   if (const AddedTokenSpec *token = impl_->addedById(id))
     return token->special;
+  if (impl_->bpe)
+    return false;
   return impl_->processor.IsControl(id) || impl_->processor.IsUnknown(id);
 }
 

@@ -1,19 +1,25 @@
-// Text <-> token ids for a checkpoint that ships a SentencePiece
-// `tokenizer.model` (Llama, Phi-3, ...), following Hugging Face's slow
-// `LlamaTokenizer` so that a prompt gives the ids transformers gives.
+// Text <-> token ids for a checkpoint. Two kinds are supported:
 //
-// open() reads `tokenizer.model` (required) and `tokenizer_config.json`
-// (optional: added tokens, bos/eos, add_bos_token/add_eos_token, legacy,
-// chat_template). Nothing about a particular model is built in: every id and
-// every special string comes from those files. The exact encoding and
-// decoding rules, and where they differ from transformers' fast tokenizer,
-// are in docs/tokenizer.md.
+//  - a SentencePiece `tokenizer.model` (Llama 2, Phi-3, Mistral, ...),
+//    following Hugging Face's slow `LlamaTokenizer` so that a prompt gives
+//    the ids transformers gives;
+//  - otherwise a Hugging Face `tokenizer.json` whose model is a byte-level
+//    BPE (GPT-2, Llama 3, Qwen2, SmolLM, ...), following the `tokenizers`
+//    library (transformers' fast tokenizer). Only the pipeline parts those
+//    use are implemented; anything else is refused at open()
+//    (TokenizerJson.h).
+//
+// open() also reads `tokenizer_config.json` (optional: added tokens, bos/eos,
+// add_bos_token/add_eos_token, legacy, chat_template). Nothing about a
+// particular model is built in: every id and every special string comes from
+// those files. The exact encoding and decoding rules, and where they differ
+// from transformers, are in docs/tokenizer.md.
 //
 // A Tokenizer is immutable after open(): any number of threads may call its
 // const methods at once (SentencePiece's encode/decode are const and keep no
-// per-call state in the processor). It is move-only; moving keeps nothing
-// dangling because the state lives behind one pointer (a moved-from
-// Tokenizer may only be destroyed or assigned to).
+// per-call state in the processor; the BPE path keeps none either). It is
+// move-only; moving keeps nothing dangling because the state lives behind
+// one pointer (a moved-from Tokenizer may only be destroyed or assigned to).
 #pragma once
 
 #include "runtime/support/Status.h"
@@ -55,10 +61,11 @@ class Tokenizer {
 public:
   static constexpr std::string_view kModelFileName = "tokenizer.model";
 
-  // Loads the tokenizer files of a checkpoint directory. Every problem
-  // (missing or corrupt tokenizer.model, malformed JSON, added token ids out
-  // of range or repeated, a special token that names nothing) is an Error
-  // naming the file.
+  // Loads the tokenizer files of a checkpoint directory: tokenizer.model if
+  // present, else tokenizer.json. Every problem (neither file, a corrupt
+  // tokenizer.model, malformed JSON, an unsupported tokenizer.json pipeline,
+  // added token ids out of range or repeated, a special token that names
+  // nothing) is an Error naming the file.
   static Expected<Tokenizer> open(const std::filesystem::path &checkpointDir);
 
   Tokenizer(Tokenizer &&) noexcept;
@@ -69,7 +76,10 @@ public:
 
   // Text (UTF-8) to ids. Added-token strings in the text (e.g. "<|end|>")
   // become their ids, longest match first; the text between them goes
-  // through SentencePiece. Fails only if a requested bos/eos does not exist.
+  // through SentencePiece or the byte-level BPE pipeline. Fails if a
+  // requested bos/eos does not exist; on the tokenizer.json path also for
+  // text that is not valid UTF-8 or that needs an NFC normalization the
+  // checkpoint asks for (see docs/tokenizer.md).
   Expected<std::vector<TokenId>> encode(std::string_view text,
                                         const EncodeOptions &options = {}) const;
 
@@ -79,15 +89,17 @@ public:
                                const DecodeOptions &options = {}) const;
 
   // The id of an added token's content or a SentencePiece piece ("<|end|>",
-  // "▁the", "<0x0A>"); nullopt if there is none.
+  // "▁the", "<0x0A>") or BPE vocab token (in byte-level spelling: "Ġthe");
+  // nullopt if there is none.
   std::optional<TokenId> tokenToId(std::string_view token) const;
   // The inverse: an added token's content or the piece's text.
   Expected<std::string> idToToken(TokenId id) const;
 
-  // SentencePiece pieces plus the added tokens above them: one more than
-  // the largest id (open() guarantees there are no holes).
+  // SentencePiece pieces (or BPE vocab tokens) plus the added tokens above
+  // them: one more than the largest id (open() guarantees there are no
+  // holes).
   std::size_t vocabSize() const;
-  // The number of pieces in tokenizer.model.
+  // The number of pieces in tokenizer.model (or tokens in the BPE vocab).
   std::size_t pieceCount() const;
 
   std::optional<TokenId> bosId() const;
@@ -96,7 +108,7 @@ public:
   std::optional<TokenId> padId() const;
   bool addsBos() const; // add_bos_token as resolved by open()
   bool addsEos() const;
-  bool isLegacy() const; // transformers' `legacy` flag (see docs/tokenizer.md)
+  bool isLegacy() const; // transformers' `legacy` flag (see docs/tokenizer.md); false for BPE
 
   // True for ids decode(skipSpecialTokens) drops; false for ids out of range.
   bool isSpecial(TokenId id) const;

@@ -1,17 +1,19 @@
-// The inside of a Tokenizer, shared by Tokenizer.cpp (open, encode, decode)
-// and ChatFormat.cpp. Not part of the runtime's interface: only files of
+// The inside of a Tokenizer, shared by Tokenizer.cpp (open, encode, decode),
+// ByteLevelBpeTokenizer.cpp (the same for tokenizer.json) and ChatFormat.cpp. Not part of the runtime's interface: only files of
 // runtime/tokenizer/ include it, so SentencePiece's header stays out of
 // everyone else's build.
 #pragma once
 
 #include "runtime/tokenizer/TextSplit.h"
 #include "runtime/tokenizer/Tokenizer.h"
+#include "runtime/tokenizer/TokenizerJson.h"
 
 #include <sentencepiece_processor.h>
 
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -52,6 +54,17 @@ struct Tokenizer::Impl {
 
   std::optional<std::string> chatTemplate;
 
+  // Set when the checkpoint has tokenizer.json (byte-level BPE) instead of
+  // tokenizer.model; `processor` is then unused. `matcher` then holds the
+  // added tokens matched on raw text and `normalizedMatcher` those matched
+  // after normalization; their entries' indices into `added` are in
+  // matcherAdded / normalizedMatcherAdded. pieceCount is the BPE vocab's
+  // size.
+  std::unique_ptr<ByteLevelBpeTokenizer> bpe;
+  AddedTokenMatcher normalizedMatcher;
+  std::vector<std::size_t> matcherAdded;
+  std::vector<std::size_t> normalizedMatcherAdded;
+
   const AddedTokenSpec *addedById(TokenId id) const {
     if (id < 0 || static_cast<std::size_t>(id) >= addedIndexById.size() ||
         addedIndexById[static_cast<std::size_t>(id)] < 0)
@@ -59,5 +72,16 @@ struct Tokenizer::Impl {
     return &added[static_cast<std::size_t>(addedIndexById[static_cast<std::size_t>(id)])];
   }
 };
+
+// The tokenizer.json path (ByteLevelBpeTokenizer.cpp). open fills `impl`
+// (whose `directory` is set) from the checkpoint's tokenizer.json and the
+// already read tokenizer_config.json; encode and decode get ids already
+// checked for range and the resolved bos/eos choice.
+Status openByteLevelBpe(Tokenizer::Impl &impl, const TokenizerConfig &config);
+Expected<std::vector<TokenId>> encodeByteLevelBpe(const Tokenizer::Impl &impl,
+                                                  std::string_view text, bool addBos,
+                                                  bool addEos);
+Expected<std::string> decodeByteLevelBpe(const Tokenizer::Impl &impl, std::span<const TokenId> ids,
+                                         const DecodeOptions &options);
 
 } // namespace linnet::rt
