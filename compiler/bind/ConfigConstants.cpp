@@ -71,6 +71,21 @@ std::string describe(const ast::ConstItem& c, const ConstantValue& value) {
                                               : std::to_string(value.number.integer));
 }
 
+// The constant `qualified` (`module::NAME`) names, and its module; reports
+// the package's mistake (E5102) when there is none.
+const ast::ConstItem* namedConstant(const Program& program, const std::string& qualified, const std::string& key,
+                                    const Module** module, DiagnosticEmitter& diagnostics) {
+  size_t sep = qualified.rfind("::");
+  const Module* m = program.findModule(qualified.substr(0, sep));
+  const ast::Item* item = m ? m->findItem(qualified.substr(sep + 2)) : nullptr;
+  auto* c = item ? ast::as<ast::ConstItem>(item) : nullptr;
+  if (!c)
+    diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
+                     "`" + qualified + "` (for `" + key + "`) is not a constant of the program");
+  *module = m;
+  return c;
+}
+
 // A config value for a message; long ones (longrope's factor lists) cut.
 std::string shown(const nlohmann::json& raw) {
   std::string text = raw.dump();
@@ -148,13 +163,9 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
   const nlohmann::json* ropeParameters =
       config.contains("rope_parameters") ? &config["rope_parameters"] : nullptr;
   for (const ConfigConstant& entry : constants.constants) {
-    size_t sep = entry.constant.rfind("::");
-    const Module* m = program.findModule(entry.constant.substr(0, sep));
-    const ast::Item* item = m ? m->findItem(entry.constant.substr(sep + 2)) : nullptr;
-    auto* c = item ? ast::as<ast::ConstItem>(item) : nullptr;
+    const Module* m = nullptr;
+    const ast::ConstItem* c = namedConstant(program, entry.constant, entry.key, &m, diagnostics);
     if (!c) {
-      diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
-                       "`" + entry.constant + "` (for `" + entry.key + "`) is not a constant of the program");
       ok = false;
       continue;
     }
@@ -300,13 +311,9 @@ std::optional<std::vector<BoundConstant>> resolveConfigValues(const ConfigConsta
   std::vector<BoundConstant> out;
   bool ok = true;
   for (const ConfigValue& entry : constants.values) {
-    size_t sep = entry.constant.rfind("::");
-    const Module* m = program.findModule(entry.constant.substr(0, sep));
-    const ast::Item* item = m ? m->findItem(entry.constant.substr(sep + 2)) : nullptr;
-    auto* c = item ? ast::as<ast::ConstItem>(item) : nullptr;
+    const Module* m = nullptr;
+    const ast::ConstItem* c = namedConstant(program, entry.constant, entry.key, &m, diagnostics);
     if (!c) {
-      diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "constants.json",
-                       "`" + entry.constant + "` (for `" + entry.key + "`) is not a constant of the program");
       ok = false;
       continue;
     }

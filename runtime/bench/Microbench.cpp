@@ -77,13 +77,9 @@ __attribute__((target("avx2"))) std::uint64_t sumWordsAvx2(const std::uint64_t* 
 
 constexpr int kChains = 12;  // independent accumulators: enough to cover the latency
 
-__attribute__((target("avx512f,avx512bf16"))) double dpbf16Loop(long iterations) {
-  __m512 acc[kChains];
-  for (int k = 0; k < kChains; ++k) acc[k] = _mm512_setzero_ps();
-  __m512bh a = (__m512bh)_mm512_set1_epi16(0x3f80);  // bf16 1.0
-  __m512bh b = (__m512bh)_mm512_set1_epi16(0x3c00);  // bf16 2^-7: sums stay exact for a long time
-  for (long i = 0; i < iterations; ++i)
-    for (int k = 0; k < kChains; ++k) acc[k] = _mm512_dpbf16_ps(acc[k], a, b);
+// The accumulators' lanes summed: the result keeps the loops from being
+// dropped.
+__attribute__((target("avx512f"))) double sumChains(const __m512 (&acc)[kChains]) {
   __m512 total = acc[0];
   for (int k = 1; k < kChains; ++k) total = _mm512_add_ps(total, acc[k]);
   alignas(64) float lanes[16];
@@ -93,19 +89,23 @@ __attribute__((target("avx512f,avx512bf16"))) double dpbf16Loop(long iterations)
   return sum;
 }
 
+__attribute__((target("avx512f,avx512bf16"))) double dpbf16Loop(long iterations) {
+  __m512 acc[kChains];
+  for (int k = 0; k < kChains; ++k) acc[k] = _mm512_setzero_ps();
+  __m512bh a = (__m512bh)_mm512_set1_epi16(0x3f80);  // bf16 1.0
+  __m512bh b = (__m512bh)_mm512_set1_epi16(0x3c00);  // bf16 2^-7: sums stay exact for a long time
+  for (long i = 0; i < iterations; ++i)
+    for (int k = 0; k < kChains; ++k) acc[k] = _mm512_dpbf16_ps(acc[k], a, b);
+  return sumChains(acc);
+}
+
 __attribute__((target("avx512f"))) double fma512Loop(long iterations) {
   __m512 acc[kChains];
   for (int k = 0; k < kChains; ++k) acc[k] = _mm512_setzero_ps();
   __m512 a = _mm512_set1_ps(1.0f), b = _mm512_set1_ps(1e-7f);
   for (long i = 0; i < iterations; ++i)
     for (int k = 0; k < kChains; ++k) acc[k] = _mm512_fmadd_ps(a, b, acc[k]);
-  __m512 total = acc[0];
-  for (int k = 1; k < kChains; ++k) total = _mm512_add_ps(total, acc[k]);
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, total);
-  double sum = 0;
-  for (float lane : lanes) sum += lane;
-  return sum;
+  return sumChains(acc);
 }
 
 __attribute__((target("avx2,fma"))) double fmaLoop(long iterations) {

@@ -15,6 +15,10 @@ import shutil
 import struct
 import sys
 
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from phi3_to_llama_layout import write_safetensors  # noqa: E402
+
 
 def bf16_bytes(values):
     out = bytearray()
@@ -59,16 +63,7 @@ def main():
         tensors[p + "mlp.gate_proj.weight"] = tensor([inner, h], 0.2)
         tensors[p + "mlp.up_proj.weight"] = tensor([inner, h], 0.2)
         tensors[p + "mlp.down_proj.weight"] = tensor([h, inner], 0.2)
-    header, chunks, offset = {}, [], 0
-    for name in sorted(tensors):
-        dtype, shape, raw = tensors[name]
-        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
-        chunks.append(raw)
-        offset += len(raw)
-    blob = json.dumps(header, separators=(",", ":")).encode()
-    blob += b" " * (-len(blob) % 8)
-    with open(os.path.join(out, "model.safetensors"), "wb") as f:
-        f.write(struct.pack("<Q", len(blob)) + blob + b"".join(chunks))
+    write_safetensors(os.path.join(out, "model.safetensors"), tensors)
     config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": h,
               "intermediate_size": inner, "num_attention_heads": heads, "num_key_value_heads": kv,
               "num_hidden_layers": layers, "max_position_embeddings": 64, "vocab_size": vocab,
