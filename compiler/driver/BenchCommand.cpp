@@ -69,6 +69,14 @@ int runBench(const CommonOptions& common, const BenchCommandOptions& options) {
   std::error_code ec;
   bool isArtifact = std::filesystem::is_regular_file(options.path, ec);
   std::filesystem::path work;
+  // The temporary artifacts go on every return, a failed build's included.
+  struct RemoveOnExit {
+    std::filesystem::path path;
+    ~RemoveOnExit() {
+      std::error_code ignored;
+      if (!path.empty()) std::filesystem::remove_all(path, ignored);
+    }
+  } cleanup;
   if (isArtifact) {
     if (!options.binds.empty()) {
       std::cerr << "linnet: error: a built artifact takes no --bind: its generics are fixed\n";
@@ -86,6 +94,7 @@ int runBench(const CommonOptions& common, const BenchCommandOptions& options) {
       return kExitErrors;
     }
     work = pattern;
+    cleanup.path = work;
     int code = kExitOk;
     std::unique_ptr<LoadedPackage> package = loadPackage(common, options.path, &code);
     if (!package) return code;
@@ -133,9 +142,7 @@ int runBench(const CommonOptions& common, const BenchCommandOptions& options) {
   command.push_back("--checkpoint");
   command.push_back(options.checkpoint);
   if (options.json) command.push_back("--json");
-  int code = runAndWait(command);
-  if (!work.empty()) std::filesystem::remove_all(work, ec);
-  return code;
+  return runAndWait(command);
 }
 
 }  // namespace linnet::driver
