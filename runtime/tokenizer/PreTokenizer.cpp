@@ -11,12 +11,12 @@ namespace linnet::rt {
 
 using nlohmann::json;
 
-namespace {
-
-std::string typeOf(const json &config) {
+std::string jsonType(const json &config) {
   auto it = config.find("type");
   return it != config.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
+
+namespace {
 
 Expected<bool> boolField(const json &config, std::string_view key, bool fallback,
                          std::string_view source, std::string_view where) {
@@ -59,7 +59,7 @@ Expected<PreTokenizer> PreTokenizer::fromJson(const json &config, std::string_vi
 Status PreTokenizer::addSteps(const json &config, std::string_view source, int depth) {
   if (!config.is_object())
     return makeError("{}: \"pre_tokenizer\" must be an object, got {}", source, config.type_name());
-  std::string type = typeOf(config);
+  std::string type = jsonType(config);
   if (type == "Sequence") {
     auto list = config.find("pretokenizers");
     if (list == config.end() || !list->is_array())

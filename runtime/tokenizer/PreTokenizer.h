@@ -56,4 +56,8 @@ private:
   std::vector<Step> steps_;
 };
 
+// The `"type"` string of a tokenizer.json component ("" when it has none):
+// how every part of the file names what it is.
+std::string jsonType(const nlohmann::json &config);
+
 } // namespace linnet::rt

@@ -13,13 +13,8 @@ using nlohmann::json;
 
 namespace {
 
-std::string typeOf(const json &config) {
-  auto it = config.find("type");
-  return it != config.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 std::string describe(const json &config) {
-  std::string type = typeOf(config);
+  std::string type = jsonType(config);
   return jsonQuoted(type.empty() ? config.dump() : type);
 }
 
@@ -89,7 +84,7 @@ Status readNormalizer(const json &root, std::string_view source, ByteLevelBpeTok
     return Status::success();
   const json *config = &*it;
   // A Sequence of one NFC (or of nothing) is the same thing.
-  if (config->is_object() && typeOf(*config) == "Sequence") {
+  if (config->is_object() && jsonType(*config) == "Sequence") {
     auto list = config->find("normalizers");
     if (list != config->end() && list->is_array() && list->size() <= 1) {
       if (list->empty())
@@ -97,7 +92,7 @@ Status readNormalizer(const json &root, std::string_view source, ByteLevelBpeTok
       config = &(*list)[0];
     }
   }
-  if (config->is_object() && typeOf(*config) == "NFC") {
+  if (config->is_object() && jsonType(*config) == "NFC") {
     out.nfc = true;
     return Status::success();
   }
@@ -155,7 +150,7 @@ Status readPostProcessor(const json &config, std::string_view source, ByteLevelB
     return Status::success();
   if (!config.is_object())
     return makeError("{}: \"post_processor\" must be an object or null", source);
-  std::string type = typeOf(config);
+  std::string type = jsonType(config);
   if (type == "ByteLevel")
     return Status::success(); // only trims offsets
   if (type == "TemplateProcessing") {
@@ -180,12 +175,12 @@ Status readPostProcessor(const json &config, std::string_view source, ByteLevelB
 Status checkDecoder(const json &root, std::string_view source) {
   auto it = root.find("decoder");
   const json *config = it == root.end() ? nullptr : &*it;
-  if (config && config->is_object() && typeOf(*config) == "Sequence") {
+  if (config && config->is_object() && jsonType(*config) == "Sequence") {
     auto list = config->find("decoders");
     if (list != config->end() && list->is_array() && list->size() == 1)
       config = &(*list)[0];
   }
-  if (config && config->is_object() && typeOf(*config) == "ByteLevel")
+  if (config && config->is_object() && jsonType(*config) == "ByteLevel")
     return Status::success();
   return makeError("{}: unsupported \"decoder\" {} (only ByteLevel is implemented)", source,
                    !config                ? std::string("(none)")
@@ -203,7 +198,7 @@ Expected<ByteLevelBpeTokenizer> parseTokenizerJson(const json &root, std::string
     return makeError("{}: no \"model\" object", source);
   // Older files omit "type" for BPE; `tokenizers` then recognises the model
   // by its fields. Accept that only with "merges" present.
-  std::string modelType = typeOf(*model);
+  std::string modelType = jsonType(*model);
   if (modelType != "BPE" && !(modelType.empty() && model->contains("merges")))
     return makeError("{}: unsupported model type {} (only byte-level \"BPE\" is implemented)",
                      source, jsonQuoted(modelType));
