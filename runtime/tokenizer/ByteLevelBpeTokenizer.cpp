@@ -40,32 +40,13 @@ Status resolveNamedTokens(Tokenizer::Impl &impl, const TokenizerConfig &config,
                           const std::string &source) {
   const std::vector<TokenId> &prefix = impl.bpe->prefix;
   const std::vector<TokenId> &suffix = impl.bpe->suffix;
-  struct Named {
-    std::string_view role;
-    const std::optional<std::string> &text;
-    std::optional<TokenId> *target;
-  };
-  Named named[] = {{"bos_token", config.bosToken, &impl.bos},
-                   {"eos_token", config.eosToken, &impl.eos},
-                   {"unk_token", config.unkToken, &impl.unk},
-                   {"pad_token", config.padToken, &impl.pad}};
-  for (Named &entry : named) {
-    if (!entry.text)
-      continue;
-    Expected<TokenId> id = resolveNamed(impl, entry.role, *entry.text, source);
-    if (!id)
-      return id.error();
-    *entry.target = *id;
-    impl.namedSpecialTokens.insert(*entry.text);
-    impl.namedSpecialIds.insert(*id);
-  }
-  for (const std::string &text : config.additionalSpecialTokens) {
-    Expected<TokenId> id = resolveNamed(impl, "additional special token", text, source);
-    if (!id)
-      return id.error();
-    impl.namedSpecialTokens.insert(text);
-    impl.namedSpecialIds.insert(*id);
-  }
+  NamedSpecialTexts texts{config.bosToken, config.eosToken, config.unkToken, config.padToken,
+                          config.additionalSpecialTokens};
+  Status recorded = recordNamedSpecialTokens(impl, texts, [&](std::string_view role, const std::string &text) {
+    return resolveNamed(impl, role, text, source);
+  });
+  if (!recorded)
+    return recorded;
   // Without a config entry, a one-token template prefix / suffix is the
   // bos / eos (Llama 3's <|begin_of_text|>).
   if (!impl.bos && prefix.size() == 1)

@@ -110,39 +110,57 @@ std::optional<std::string> modelPiece(const Tokenizer::Impl &impl, int id) {
   return impl.processor.IdToPiece(id);
 }
 
-Status resolveSpecialTokens(Tokenizer::Impl &impl, const TokenizerConfig &config,
-                            const std::string &source) {
+} // namespace
+
+Status recordNamedSpecialTokens(Tokenizer::Impl &impl, const NamedSpecialTexts &texts,
+                                const NamedTokenResolver &resolve) {
   struct Named {
     std::string_view role;
-    std::optional<std::string> text;
+    const std::optional<std::string> &text;
     std::optional<TokenId> *target;
   };
-  Named named[] = {
-      {"bos_token", config.bosToken ? config.bosToken : modelPiece(impl, impl.processor.bos_id()),
-       &impl.bos},
-      {"eos_token", config.eosToken ? config.eosToken : modelPiece(impl, impl.processor.eos_id()),
-       &impl.eos},
-      {"unk_token", config.unkToken ? config.unkToken : modelPiece(impl, impl.processor.unk_id()),
-       &impl.unk},
-      {"pad_token", config.padToken, &impl.pad},
-  };
-  for (Named &entry : named) {
-    if (!entry.text)
-      continue;
-    Expected<TokenId> id = resolveNamedToken(impl, entry.role, *entry.text, source);
-    if (!id)
-      return id.error();
-    *entry.target = *id;
-    impl.namedSpecialTokens.insert(*entry.text);
-    impl.namedSpecialIds.insert(*id);
-  }
-  for (const std::string &text : config.additionalSpecialTokens) {
-    Expected<TokenId> id = resolveNamedToken(impl, "additional special token", text, source);
+  Named named[] = {{"bos_token", texts.bos, &impl.bos},
+                   {"eos_token", texts.eos, &impl.eos},
+                   {"unk_token", texts.unk, &impl.unk},
+                   {"pad_token", texts.pad, &impl.pad}};
+  auto record = [&](std::string_view role, const std::string &text) -> Expected<TokenId> {
+    Expected<TokenId> id = resolve(role, text);
     if (!id)
       return id.error();
     impl.namedSpecialTokens.insert(text);
     impl.namedSpecialIds.insert(*id);
+    return *id;
+  };
+  for (Named &entry : named) {
+    if (!entry.text)
+      continue;
+    Expected<TokenId> id = record(entry.role, *entry.text);
+    if (!id)
+      return id.error();
+    *entry.target = *id;
   }
+  for (const std::string &text : texts.additional)
+    if (Expected<TokenId> id = record("additional special token", text); !id)
+      return id.error();
+  return Status::success();
+}
+
+namespace {
+
+Status resolveSpecialTokens(Tokenizer::Impl &impl, const TokenizerConfig &config,
+                            const std::string &source) {
+  NamedSpecialTexts texts{
+      config.bosToken ? config.bosToken : modelPiece(impl, impl.processor.bos_id()),
+      config.eosToken ? config.eosToken : modelPiece(impl, impl.processor.eos_id()),
+      config.unkToken ? config.unkToken : modelPiece(impl, impl.processor.unk_id()),
+      config.padToken,
+      config.additionalSpecialTokens,
+  };
+  Status recorded = recordNamedSpecialTokens(impl, texts, [&](std::string_view role, const std::string &text) {
+    return resolveNamedToken(impl, role, text, source);
+  });
+  if (!recorded)
+    return recorded;
   impl.unkText =
       config.unkToken ? *config.unkToken : modelPiece(impl, impl.processor.unk_id()).value_or("");
   return Status::success();

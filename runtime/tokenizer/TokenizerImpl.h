@@ -73,6 +73,18 @@ struct Tokenizer::Impl {
   }
 };
 
+// The named special tokens of either format (Tokenizer.cpp): bos, eos, unk
+// and pad (each its text, when there is one) and the additional special
+// tokens, each resolved to an id by `resolve` (which reports an unknown text)
+// and recorded in `impl` (bos/eos/unk/pad, namedSpecialTokens/Ids).
+struct NamedSpecialTexts {
+  std::optional<std::string> bos, eos, unk, pad;
+  const std::vector<std::string> &additional;
+};
+using NamedTokenResolver = std::function<Expected<TokenId>(std::string_view role, const std::string &text)>;
+Status recordNamedSpecialTokens(Tokenizer::Impl &impl, const NamedSpecialTexts &texts,
+                                const NamedTokenResolver &resolve);
+
 // The tokenizer.json path (ByteLevelBpeTokenizer.cpp). open fills `impl`
 // (whose `directory` is set) from the checkpoint's tokenizer.json and the
 // already read tokenizer_config.json; encode and decode get ids already
