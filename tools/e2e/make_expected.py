@@ -668,7 +668,66 @@ def stdlib_conv(rng):
     x = dyadic(rng, (1, 2, 5, 5))
     w = dyadic(rng, (3, 2, 2, 2))
     calls.append(call("plain", {"x": x, "w": w}, result(np_conv2d(x, w, 1, 0), "f32", EXACT_DYADIC)))
+    for b_, length in ((2, 17), (1, 20)):
+        x = dyadic(rng, (b_, 3, length))
+        w = dyadic(rng, (5, 3, 4))
+        b = dyadic(rng, (5,))
+        calls.append(call("signal", {"x": x, "w": w, "b": b},
+                          result(np_conv1d(x, w, 3, 2, b), "f32", EXACT_DYADIC)))
+    x = dyadic(rng, (2, 17, 19))
+    w = dyadic(rng, (6, 17, 3))
+    calls.append(call("signal_plain", {"x": x, "w": w}, result(np_conv1d(x, w, 1, 0), "f32", EXACT_DYADIC)))
+    # bf16: inputs multiples of 1/4 below 2 (exact in bf16), the exact f32 sums
+    # rounded to bf16 once.
+    x = dyadic(rng, (1, 3, 23))
+    w = dyadic(rng, (5, 3, 4))
+    b = dyadic(rng, (5,))
+    calls.append(call("signal_bf16", {"x": x, "w": w, "b": b},
+                      result(bf16_round(np_conv1d(x, w, 3, 2, b)), "bf16",
+                             {"rel": 0.0, "abs": 0.0,
+                              "why": "exact: the f32 sums of dyadic values are exact, then rounded to bf16 once"})))
+    for b_, h, w_ in ((2, 7, 9), (1, 18, 5)):
+        x = dyadic(rng, (b_, 3, h, w_))
+        w = dyadic(rng, (4, 3, 3, 2))
+        b = dyadic(rng, (4,))
+        calls.append(call("rect", {"x": x, "w": w, "b": b},
+                          result(np_conv2d_rect(x, w, (2, 1), (1, 0), b), "f32", EXACT_DYADIC)))
+    x = dyadic(rng, (2, 2, 3, 11))
+    w = dyadic(rng, (3, 2, 1, 5))
+    calls.append(call("rect_wide", {"x": x, "w": w},
+                      result(np_conv2d_rect(x, w, (1, 3), (0, 2)), "f32", EXACT_DYADIC)))
     return calls
+
+
+def np_conv2d_rect(x, w, strides, pads, bias=None):
+    """Cross-correlation of NCHW x with [Cout, Cin, KH, KW] w, (sh, sw) strides,
+    (ph, pw) zeros on both sides of each axis."""
+    (sh, sw), (ph, pw) = strides, pads
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    kh, kw = w.shape[2:]
+    oh = (xp.shape[2] - kh) // sh + 1
+    ow = (xp.shape[3] - kw) // sw + 1
+    out = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            window = xp[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw]
+            out[:, :, i, j] = np.einsum("bcuv,ocuv->bo", window, w.astype(np.float64))
+    if bias is not None:
+        out += bias.reshape(1, -1, 1, 1)
+    return f32(out)
+
+
+def np_conv1d(x, w, stride, pad, bias=None):
+    """Cross-correlation of NCL x with [Cout, Cin, K] w, zero padding."""
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad)))
+    k = w.shape[2]
+    ol = (xp.shape[2] - k) // stride + 1
+    out = np.zeros((x.shape[0], w.shape[0], ol))
+    for i in range(ol):
+        out[:, :, i] = np.einsum("bcu,ocu->bo", xp[:, :, i * stride:i * stride + k], w.astype(np.float64))
+    if bias is not None:
+        out += bias.reshape(1, -1, 1)
+    return f32(out)
 
 
 def np_max_pool2d(x, k, stride, pad):
@@ -834,6 +893,42 @@ def stdlib_moe(rng):
 
 
 @program
+def stdlib_mxfp4_experts(rng):
+    # 5 experts of 19 outputs by 96 inputs (3 blocks of 32). Scale bytes 123..129
+    # keep every weight a multiple of 2^-5 below 25 in magnitude, so with inputs
+    # that are multiples of 1/4 (and weights of the mix too) every product and
+    # sum is exact in f32 in any order.
+    blocks = rng.integers(0, 256, size=(5, 19, 3, 16)).astype(np.uint8)
+    scales = rng.integers(123, 130, size=(5, 19, 3)).astype(np.uint8)
+    w = np_dequantize_mxfp4(blocks, scales)  # [5, 19, 96], float64
+    calls = []
+    for rows in (3, 5):
+        experts = np.stack([rng.permutation(5)[:3] for _ in range(rows)]).astype(np.int64)
+        taken = w[experts]  # [R, 3, 19, 96]
+        x = dyadic(rng, (rows, 3, 96))
+        one = dyadic(rng, (rows, 1, 96))
+        row = dyadic(rng, (rows, 96))
+        weights = dyadic(rng, (rows, 3), lo=-4, hi=4)
+        each = np.einsum("rki,rkoi->rko", x.astype(np.float64), taken)
+        common = {"blocks": blocks, "scales": scales, "experts": experts}
+        calls.append(call("each", dict(x=x, **common), result(f32(each), "f32", EXACT_DYADIC)))
+        calls.append(call("shared", dict(x=one, **common), result(
+            f32(np.einsum("ri,rkoi->rko", one[:, 0].astype(np.float64), taken)), "f32", EXACT_DYADIC)))
+        calls.append(call("routed", dict(x=row, **common), result(
+            f32(np.einsum("ri,rkoi->rko", row.astype(np.float64), taken)), "f32", EXACT_DYADIC)))
+        mixed = np.einsum("rk,rko->ro", weights.astype(np.float64), each)
+        calls.append(call("combined", dict(x=x, weights=weights, **common), result(f32(mixed), "f32", EXACT_DYADIC)))
+        # The same values are exact in bf16 (multiples of 1/4 below 2); the exact
+        # f32 results are rounded to bf16 once.
+        once = {"rel": 0.0, "abs": 0.0,
+                "why": "exact: the f32 sums are exact (see above) and rounded to bf16 once, as numpy rounds them"}
+        calls.append(call("each_bf16", dict(x=x, **common), result(bf16_round(f32(each)), "bf16", once)))
+        calls.append(call("combined_bf16", dict(x=x, weights=weights, **common),
+                          result(bf16_round(f32(mixed)), "bf16", once)))
+    return calls
+
+
+@program
 def stdlib_write_tokens(rng):
     def ints(shape):
         return rng.integers(-99, 100, size=shape).astype(np.int32)
@@ -878,6 +973,20 @@ def stdlib_page_slots(rng):
             want.append(table[r, at // 4] * 4 + at % 4 if inside else -1)
         calls.append(call("slots", {"table": table, "positions": np.array(positions, dtype=np.int32)},
                           result(np.array(want, dtype=np.int32), "i32")))
+    # Rows and pages as entry generics: 3 rows and then 6 rows of 7 pages of 5
+    # positions (35 a row) over a pool of 64 pages.
+    for rows in (3, 6):
+        table = rng.permutation(64)[:rows * 7].astype(np.int32).reshape(rows, 7)
+        positions = rng.integers(-3, 39, size=rows).astype(np.int32)
+        positions[0] = 34  # the last position of the last page
+        want = [table[r, p // 5] * 5 + p % 5 if 0 <= p < 35 else -1 for r, p in enumerate(positions)]
+        calls.append(call("dynamic", {"table": table, "positions": positions},
+                          result(np.array(want, dtype=np.int32), "i32")))
+    # No pages: every position is outside the table.
+    positions = np.array([0, 3, -1, 100], dtype=np.int32)
+    calls.append(call("no_pages", {"positions": positions}, result(np.full(4, -1, dtype=np.int32), "i32")))
+    positions = np.array([0, 1, 2, -5, 7], dtype=np.int32)
+    calls.append(call("no_pages_dynamic", {"positions": positions}, result(np.full(5, -1, dtype=np.int32), "i32")))
     return calls
 
 
