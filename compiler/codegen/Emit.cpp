@@ -98,10 +98,26 @@ void moveSixteenBitFloatsAsIntegers(llvm::Module& m) {
   for (llvm::Function& f : m)
     for (llvm::Instruction& i : llvm::instructions(f)) {
       bool move = llvm::isa<llvm::SelectInst>(i) || llvm::isa<llvm::InsertElementInst>(i) ||
-                  llvm::isa<llvm::ExtractElementInst>(i) || llvm::isa<llvm::ShuffleVectorInst>(i);
+                  llvm::isa<llvm::ExtractElementInst>(i) || llvm::isa<llvm::ShuffleVectorInst>(i) ||
+                  llvm::isa<llvm::PHINode>(i);
       if (move && isSixteenBitFloat(i.getType())) moves.push_back(&i);
     }
   for (llvm::Instruction* i : moves) {
+    if (auto* phi = llvm::dyn_cast<llvm::PHINode>(i)) {
+      // The bits of each incoming value are taken at the end of its block,
+      // the float rebuilt after the block's phis.
+      llvm::Type* type = sixteenBitIntegers(phi->getType());
+      auto* bitsPhi = llvm::PHINode::Create(type, phi->getNumIncomingValues(), "", phi->getIterator());
+      for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k) {
+        llvm::BasicBlock* from = phi->getIncomingBlock(k);
+        llvm::IRBuilder<> end(from->getTerminator());
+        bitsPhi->addIncoming(end.CreateBitCast(phi->getIncomingValue(k), type), from);
+      }
+      llvm::IRBuilder<> after(phi->getParent(), phi->getParent()->getFirstInsertionPt());
+      phi->replaceAllUsesWith(after.CreateBitCast(bitsPhi, phi->getType()));
+      phi->eraseFromParent();
+      continue;
+    }
     llvm::IRBuilder<> b(i);
     auto bits = [&](llvm::Value* v) { return b.CreateBitCast(v, sixteenBitIntegers(v->getType())); };
     llvm::Value* replaced = nullptr;

@@ -14,12 +14,12 @@
 
 namespace linnet::lower {
 
-namespace {
-
 bool isUnsignedScalar(ast::ScalarType s) {
   return s == ast::ScalarType::U8 || s == ast::ScalarType::U16 || s == ast::ScalarType::U32 ||
          s == ast::ScalarType::U64;
 }
+
+namespace {
 
 std::optional<BinaryKind> binaryKind(ast::BinaryOp op, bool isBool) {
   switch (op) {
@@ -705,6 +705,9 @@ Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
   std::vector<int64_t> dropped;
   std::vector<bool> sliced(*rank, false);
   auto zero = [&] { return builder_.create<mlir::arith::ConstantIndexOp>(at, 0).getResult(); };
+  // Axes whose start is read from data: clamped once the sizes are known.
+  std::vector<size_t> dataStarts;
+  bool fromData = false;
   auto indexOf = [&](const ast::Expr* x, const shape::DimExpr& extent) -> std::optional<mlir::Value> {
     auto v = lowerExpr(x);
     if (!v) return std::nullopt;
@@ -715,6 +718,11 @@ Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
     }
     if (v->kind == Val::Kind::Tensor && v->type.isScalar()) {
       mlir::Value s = builder_.create<mlir::tensor::ExtractOp>(at, v->value, mlir::ValueRange{});
+      auto dt = concreteDType(v->type.dtype(), x->span);
+      if (!dt) return std::nullopt;
+      fromData = true;
+      if (isUnsignedScalar(*dt))
+        return builder_.create<mlir::arith::IndexCastUIOp>(at, builder_.getIndexType(), s).getResult();
       return builder_.create<mlir::arith::IndexCastOp>(at, builder_.getIndexType(), s).getResult();
     }
     unsupported(x->span, "this index");
@@ -727,16 +735,20 @@ Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
     auto extent = dimOfShape(bt.shape()[axis], c.span);
     if (!extent) return std::nullopt;
     if (c.kind == ast::IndexComponentKind::Expr) {
+      fromData = false;
       auto s = indexOf(c.value, *extent);
       if (!s) return std::nullopt;
       starts[axis] = *s;
+      if (fromData) dataStarts.push_back(axis);
       dropped.push_back(int64_t(axis));
       sliced[axis] = true;
     } else if (c.kind == ast::IndexComponentKind::Slice) {
       if (c.start) {
+        fromData = false;
         auto s = indexOf(c.start, *extent);
         if (!s) return std::nullopt;
         starts[axis] = *s;
+        if (fromData) dataStarts.push_back(axis);
       }
       if (c.step) {
         auto st = lowerExpr(c.step);
@@ -755,7 +767,43 @@ Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
   // Sizes of the kept axes are the result's dims.
   auto dyn = dynamicDims(result, e->span);
   if (!dyn) return std::nullopt;
-  return Val::tensor(emit::slice(builder_, at, base->value, *rt, starts, *dyn, steps, dropped), result);
+  if (dataStarts.empty())
+    return Val::tensor(emit::slice(builder_, at, base->value, *rt, starts, *dyn, steps, dropped), result);
+  // A start read from data is clamped so that the whole slice lies inside
+  // its axis; a slice of an axis empty at run time is zeros
+  // (LowerIndexBounds.cpp).
+  std::vector<mlir::Value> sizes(*rank);
+  for (size_t axis = 0, r = 0, d = 0; axis < *rank; ++axis) {
+    if (llvm::is_contained(dropped, int64_t(axis))) {
+      sizes[axis] = builder_.create<mlir::arith::ConstantIndexOp>(at, 1);
+      continue;
+    }
+    sizes[axis] = rt->isDynamicDim(r) ? (*dyn)[d++]
+                                      : builder_.create<mlir::arith::ConstantIndexOp>(at, rt->getDimSize(r)).getResult();
+    ++r;
+  }
+  mlir::Value empty;
+  for (size_t axis : dataStarts) {
+    // Elements spanned: (size - 1) * step + 1 (0 for an empty slice: any start).
+    mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(at, 1);
+    mlir::Value step = builder_.create<mlir::arith::ConstantIndexOp>(at, steps[axis]);
+    mlir::Value last = builder_.createOrFold<mlir::arith::SubIOp>(at, sizes[axis], one);
+    mlir::Value reach = builder_.createOrFold<mlir::arith::AddIOp>(
+        at, builder_.createOrFold<mlir::arith::MulIOp>(at, last, step), one);
+    starts[axis] = clampIndex(at, starts[axis], base->value, int64_t(axis), reach);
+    mlir::Value axisEmpty = isEmptyAxis(at, base->value, int64_t(axis));
+    empty = empty ? builder_.createOrFold<mlir::arith::OrIOp>(at, empty, axisEmpty) : axisEmpty;
+  }
+  auto read = [&]() -> mlir::Value {
+    return emit::slice(builder_, at, base->value, *rt, starts, *dyn, steps, dropped);
+  };
+  auto zeros = [&]() -> mlir::Value {
+    mlir::Type el = rt->getElementType();
+    mlir::Value z = emit::scalarTensor(
+        builder_, at, builder_.create<mlir::arith::ConstantOp>(at, el, builder_.getZeroAttr(el)));
+    return rt->getRank() == 0 ? z : emit::fill(builder_, at, z, *rt, *dyn);
+  };
+  return Val::tensor(unlessEmpty(at, empty, *rt, read, zeros), result);
 }
 
 Result Lowerer::lowerMatch(const ast::MatchExpr* e) {

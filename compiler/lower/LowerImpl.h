@@ -148,6 +148,8 @@ struct NotationState {
 // call chain (`Result`).
 using Result = std::optional<Val>;
 
+bool isUnsignedScalar(ast::ScalarType s);
+
 class Lowerer {
  public:
   Lowerer(mlir::MLIRContext& context, const LowerInputs& inputs, DiagnosticEmitter& diagnostics)
@@ -218,6 +220,19 @@ class Lowerer {
   std::optional<mlir::Value> asElement(const Val& v, ast::ScalarType d, Span at);
   Result lowerAccess(const ast::IndexExpr* e);
   std::optional<mlir::Value> addNotationInput(mlir::Value tensor, mlir::AffineMap map);
+
+  // ---- subscripts read from data (LowerIndexBounds.cpp) ----
+  // `index` clamped into 0..=max(extent - reach, 0) of axis `axis` of
+  // `tensor` (reach: the elements a read starting there spans; null: 1).
+  mlir::Value clampIndex(mlir::Location at, mlir::Value index, mlir::Value tensor, int64_t axis,
+                         mlir::Value reach = {});
+  // i1: axis `axis` of `tensor` is empty (a constant when the type says).
+  mlir::Value isEmptyAxis(mlir::Location at, mlir::Value tensor, int64_t axis);
+  // `read()` unless `empty`, else `zeros()` (both of `type`; an scf.if
+  // unless `empty` is a constant).
+  mlir::Value unlessEmpty(mlir::Location at, mlir::Value empty, mlir::Type type,
+                          const std::function<mlir::Value()>& read,
+                          const std::function<mlir::Value()>& zeros);
 
   // ---- statements (LowerStmt.cpp) ----
   bool lowerBody(const std::vector<ast::Stmt*>& body);

@@ -290,8 +290,11 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
     return Val::element(*arg, elementType);
   }
   // A gather: indices computed in the body, the tensor read with extract.
+  // Subscripts read from data are clamped into their axis, and an axis
+  // empty at run time reads zero (LowerIndexBounds.cpp).
   std::vector<mlir::Value> indices;
   mlir::Location at = loc(e->span);
+  mlir::Value empty;
   for (const Part& p : parts) {
     for (unsigned d : p.dims) indices.push_back(n.body->getArgument(d));
     if (!p.value) continue;
@@ -307,10 +310,25 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
     auto dt = vt.isTensor() ? concreteDType(vt.dtype(), p.value->span) : std::nullopt;
     auto el = dt ? asElement(*v, *dt, p.value->span) : std::nullopt;
     if (!el) return unsupported(p.value->span, "this subscript");
-    indices.push_back(builder_.create<mlir::arith::IndexCastOp>(at, builder_.getIndexType(), *el));
+    if (indices.size() >= rank) return unsupported(e->span, "this access");
+    mlir::Value index =
+        isUnsignedScalar(*dt)
+            ? builder_.create<mlir::arith::IndexCastUIOp>(at, builder_.getIndexType(), *el).getResult()
+            : builder_.create<mlir::arith::IndexCastOp>(at, builder_.getIndexType(), *el).getResult();
+    int64_t axis = static_cast<int64_t>(indices.size());
+    indices.push_back(clampIndex(at, index, base->value, axis));
+    mlir::Value axisEmpty = isEmptyAxis(at, base->value, axis);
+    empty = empty ? builder_.createOrFold<mlir::arith::OrIOp>(at, empty, axisEmpty) : axisEmpty;
   }
   if (indices.size() != rank) return unsupported(e->span, "this access");
-  mlir::Value x = builder_.create<mlir::tensor::ExtractOp>(at, base->value, indices);
+  mlir::Type elType = mlir::cast<mlir::RankedTensorType>(base->value.getType()).getElementType();
+  auto read = [&]() -> mlir::Value {
+    return builder_.create<mlir::tensor::ExtractOp>(at, base->value, indices);
+  };
+  auto zero = [&]() -> mlir::Value {
+    return builder_.create<mlir::arith::ConstantOp>(at, elType, builder_.getZeroAttr(elType));
+  };
+  mlir::Value x = empty ? unlessEmpty(at, empty, elType, read, zero) : read();
   return Val::element(x, elementType);
 }
 

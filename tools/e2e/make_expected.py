@@ -146,6 +146,32 @@ def gathers(rng):
     ]
 
 
+@program
+def gathers_out_of_range(rng):
+    table = dyadic(rng, (6, 3))
+    ids = np.array([-3, 0, 5, 6, 100, 2147483647, -2147483648], dtype=np.int32)
+    big = np.array([4000000000, 1, 2147483648, 6], dtype=np.uint32)
+    wide = dyadic(rng, (3, 4))
+    far = np.array([-1, 3, 4, 9_000_000_000, 2], dtype=np.int64)
+    m = rng.integers(-9, 10, size=(2, 5)).astype(np.int32)
+    empty_ids = np.array([0, 2], dtype=np.int64)
+    return [
+        call("lookup", {"ids": ids, "table": table}, result(table[np.clip(ids, 0, 5)], "f32", EXACT)),
+        call("lookup_u32", {"ids": big, "table": table},
+             result(table[np.clip(big.astype(np.int64), 0, 5)], "f32", EXACT)),
+        call("columns", {"ids": far, "table": wide}, result(wide[:, np.clip(far, 0, 3)], "f32", EXACT)),
+        call("columns", {"ids": empty_ids, "table": np.zeros((3, 0), np.float32)},
+             result(np.zeros((3, 2), np.float32), "f32", EXACT)),
+        call("columns_bf16", {"ids": far, "table": wide}, result(wide[:, np.clip(far, 0, 3)], "bf16", EXACT)),
+        call("columns_bf16", {"ids": empty_ids, "table": np.zeros((3, 0), np.float32)},
+             result(np.zeros((3, 2), np.float32), "bf16", EXACT)),
+        call("column", {"x": m, "i": -1}, result(m[:, 0], "i32")),
+        call("column", {"x": m, "i": 7}, result(m[:, 4], "i32")),
+        call("column", {"x": m, "i": 3}, result(m[:, 3], "i32")),
+        call("column", {"x": np.zeros((2, 0), np.int32), "i": 0}, result(np.zeros(2, np.int32), "i32")),
+    ]
+
+
 def f16(x):
     return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float32)
 
