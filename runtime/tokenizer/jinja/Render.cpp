@@ -68,14 +68,21 @@ Status Renderer::checkSize(std::size_t size, int line) const {
 }
 
 Expected<Flow> Renderer::execBody(const Body &body, Scope &scope, std::string &out) {
+  // Blocks nest at most kMaxNesting deep in the source, but macro calls
+  // stack them: bound the sum, so that the C++ stack stays small (well under
+  // 1 MiB) whatever the template does.
+  if (renderDepth_ >= options_.limits.maxRenderDepth)
+    return makeError("line {}: the template nests deeper than {} blocks and macro calls",
+                     body.empty() ? 0 : body.front().line, options_.limits.maxRenderDepth);
+  ++renderDepth_;
+  Expected<Flow> result = Flow::Normal;
   for (const Stmt &stmt : body) {
-    auto flow = exec(stmt, scope, out);
-    if (!flow)
-      return flow;
-    if (*flow != Flow::Normal)
-      return flow;
+    result = exec(stmt, scope, out);
+    if (!result || *result != Flow::Normal)
+      break;
   }
-  return Flow::Normal;
+  --renderDepth_;
+  return result;
 }
 
 Status Renderer::assign(Scope &scope, const std::vector<std::string> &targets, const Value &value,

@@ -65,6 +65,7 @@ private:
   Scope *root_ = nullptr;
   std::size_t steps_ = 0;
   int callDepth_ = 0;
+  int renderDepth_ = 0;
 };
 
 } // namespace linnet::rt::jinja

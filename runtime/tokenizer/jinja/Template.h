@@ -31,8 +31,9 @@ struct Program;
 
 struct RenderLimits {
   std::size_t maxOutputBytes = std::size_t{16} << 20; // also bounds any one string value
-  std::size_t maxSteps = 5'000'000;                   // statements run plus loop iterations
+  std::size_t maxSteps = 1'000'000;                   // statements run plus loop iterations
   int maxCallDepth = 64;                              // nested macro calls
+  int maxRenderDepth = 256; // nested blocks, counted across macro calls
 };
 
 struct RenderOptions {

@@ -124,6 +124,19 @@ TEST(JinjaErrorsTest, RecursiveMacrosHitTheDepthLimit) {
               "steps");
 }
 
+// Macro recursion with each call inside blocks nested almost to the parse
+// limit: the render depth limit stops it while the stack is still small
+// (this test passes with `ulimit -s 512`).
+TEST(JinjaErrorsTest, DeepBlocksInsideDeepRecursionFitTheStack) {
+  std::string open, close;
+  for (int i = 0; i < 190; ++i) {
+    open += "{% if true %}";
+    close += "{% endif %}";
+  }
+  expectError("{% macro f(n) %}" + open + "{{ f(n + 1) }}" + close + "{% endmacro %}{{ f(0) }}",
+              "nests deeper than 256 blocks and macro calls");
+}
+
 TEST(JinjaErrorsTest, DamagedRealTemplatesNeverCrash) {
   fs::path dir = fs::path(LINNET_SOURCE_DIR) / "test" / "data" / "chat-templates";
   std::mt19937 rng(1234);
