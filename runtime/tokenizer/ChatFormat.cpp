@@ -1,31 +1,16 @@
-// Tokenizer::applyChatTemplate: the Phi-3 chat format without a Jinja
-// engine.
-//
-// Running arbitrary Jinja is out of scope, so the template text is only
-// recognised, not executed: a Phi-3-family template mentions `<|end|>` and
-// `add_generation_prompt`. Which role markers exist comes from the
-// checkpoint's added tokens, and whether the template emits the bos token
-// first, or the eos token when no generation prompt is asked for, from
-// whether it mentions `bos_token` / `eos_token` (Phi-3-mini's current
-// template ends with `{% else %}{{ eos_token }}`; an older one started with
-// `{{ bos_token }}`). Templates of other shapes, including Phi-3's oldest
-// (no `add_generation_prompt`, assistant turns without a role marker), are
-// refused rather than rendered wrongly.
-#include "runtime/checkpoint/StrictJson.h"
+// Tokenizer::applyChatTemplate: runs the checkpoint's chat template with
+// our Jinja engine (jinja/Template.h), with the variables transformers'
+// apply_chat_template passes: `messages` (a list of {role, content} dicts),
+// `add_generation_prompt`, `tools` and `documents` (None), and the special
+// tokens that are set (`bos_token`, `eos_token`, `unk_token`, `pad_token`,
+// as their text). Everything else a template may look at (`enable_thinking`,
+// `custom_tools`, `date_string`, ...) is undefined, as it is in transformers
+// when the caller does not pass it. The template decides the format; no
+// model family is recognised here.
 #include "runtime/tokenizer/TokenizerImpl.h"
-
-#include <algorithm>
-#include <array>
+#include "runtime/tokenizer/jinja/Template.h"
 
 namespace linnet::rt {
-
-namespace {
-
-constexpr std::array<std::string_view, 3> kRoles = {"system", "user", "assistant"};
-
-std::string roleMarker(std::string_view role) { return fmt::format("<|{}|>", role); }
-
-} // namespace
 
 Expected<std::string> Tokenizer::applyChatTemplate(std::span<const ChatMessage> messages,
                                                    bool addGenerationPrompt) const {
@@ -33,47 +18,37 @@ Expected<std::string> Tokenizer::applyChatTemplate(std::span<const ChatMessage> 
   std::string source = (impl.directory / "tokenizer_config.json").string();
   if (!impl.chatTemplate)
     return makeError("{}: the checkpoint has no chat template", source);
-  const std::string &chatTemplate = *impl.chatTemplate;
-  if (chatTemplate.find("<|end|>") == std::string::npos ||
-      chatTemplate.find("add_generation_prompt") == std::string::npos)
-    return makeError("{}: unsupported chat template: only the Phi-3 format "
-                     "(<|role|>\\n...<|end|>\\n, then <|assistant|>\\n) is implemented",
-                     source);
+  Expected<jinja::Template> compiled = jinja::Template::parse(*impl.chatTemplate);
+  if (!compiled)
+    return makeError("{}: chat template: {}", source, compiled.message());
 
-  // The markers must be added tokens: otherwise encode() would cut them
-  // into ordinary pieces and the model would never see its role tokens.
-  auto requireMarker = [&](std::string_view marker) -> Status {
-    if (!impl.addedIdByContent.contains(marker))
-      return makeError("{}: the chat template needs the added token {}, which the checkpoint "
-                       "does not have",
-                       source, marker);
-    return Status::success();
-  };
-  for (std::string_view marker : {"<|user|>", "<|assistant|>", "<|end|>"})
-    if (Status status = requireMarker(marker); !status)
-      return status.error();
-
-  std::string text;
-  if (chatTemplate.find("bos_token") != std::string::npos && impl.bos)
-    text += impl.added[static_cast<std::size_t>(impl.addedIndexById[*impl.bos])].content;
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    const ChatMessage &message = messages[i];
-    if (std::find(kRoles.begin(), kRoles.end(), message.role) == kRoles.end())
-      return makeError("chat message {}: role {} is not supported by the Phi-3 format (system, "
-                       "user, assistant)",
-                       i, jsonQuoted(message.role));
-    std::string marker = roleMarker(message.role);
-    if (Status status = requireMarker(marker); !status)
-      return status.error();
-    text += marker;
-    text += '\n';
-    text += message.content;
-    text += "<|end|>\n";
+  jinja::DictData context;
+  std::vector<jinja::Value> list;
+  for (const ChatMessage &message : messages) {
+    jinja::DictData entry;
+    entry.set("role", jinja::Value::string(message.role));
+    entry.set("content", jinja::Value::string(message.content));
+    list.push_back(jinja::Value::dict(std::move(entry)));
   }
-  if (addGenerationPrompt)
-    text += "<|assistant|>\n";
-  else if (chatTemplate.find("eos_token") != std::string::npos && impl.eos)
-    text += impl.added[static_cast<std::size_t>(impl.addedIndexById[*impl.eos])].content;
+  context.set("messages", jinja::Value::list(std::move(list)));
+  context.set("tools", jinja::Value::none());
+  context.set("documents", jinja::Value::none());
+  context.set("add_generation_prompt", jinja::Value::boolean(addGenerationPrompt));
+  auto setToken = [&](const char *name, std::optional<TokenId> id) {
+    if (!id)
+      return;
+    Expected<std::string> text = idToToken(*id);
+    if (text && !text->empty())
+      context.set(name, jinja::Value::string(*text));
+  };
+  setToken("bos_token", impl.bos);
+  setToken("eos_token", impl.eos);
+  setToken("unk_token", impl.unk);
+  setToken("pad_token", impl.pad);
+
+  Expected<std::string> text = compiled->render(context);
+  if (!text)
+    return makeError("{}: chat template: {}", source, text.message());
   return text;
 }
 

@@ -117,14 +117,14 @@ public:
   bool isAddedToken(TokenId id) const;
 
   // Renders a conversation with the checkpoint's chat template, as text to
-  // pass to encode(). Only the Phi-3 format is implemented (no Jinja
-  // engine): per message `<|role|>\n{content}<|end|>\n`, then `<|assistant|>\n`
-  // if addGenerationPrompt, else the eos token if the template emits it; the
-  // bos token first if the template emits it. The template text must be of
-  // that family (it mentions `<|end|>` and `add_generation_prompt`), and the
-  // role and `<|end|>` markers must be added tokens of the checkpoint;
-  // otherwise an Error ("unsupported chat template", or the missing token).
-  // Roles other than system, user and assistant are an Error.
+  // pass to encode(). The template is executed by our Jinja engine
+  // (jinja/Template.h) with the variables transformers' apply_chat_template
+  // passes: messages (role/content dicts), add_generation_prompt,
+  // tools = documents = None, and bos_token / eos_token / unk_token /
+  // pad_token where the checkpoint sets them. The text is what jinja2 gives
+  // (docs/tokenizer.md, "Chat template"). No template is an Error; so are a
+  // malformed or unsupported template and one that raises (e.g. a role-order
+  // rule via raise_exception), with the template's message and line.
   Expected<std::string> applyChatTemplate(std::span<const ChatMessage> messages,
                                           bool addGenerationPrompt) const;
 
