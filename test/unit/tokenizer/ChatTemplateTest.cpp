@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <vector>
 
 namespace linnet::rt {
@@ -118,6 +121,36 @@ TEST(ChatTemplateTest, MalformedTemplateIsAnErrorWithTheLine) {
   ASSERT_FALSE(text.ok());
   EXPECT_NE(text.message().find("line 2: unterminated `{{` tag"), std::string::npos)
       << text.message();
+}
+
+// A byte-level BPE checkpoint (Llama 3's tokenizer.json) with the real
+// Llama 3.2 template from a chat_template.jinja: bos_token is the added
+// token's text, and the rendered special strings encode to single ids.
+TEST(ChatTemplateTest, Llama3TemplateOnTheBpeTokenizer) {
+  namespace fs = std::filesystem;
+  fs::path source = fs::path(LINNET_SOURCE_DIR) / "test" / "data";
+  fs::path dir = fs::temp_directory_path() / fmt::format("linnet-chat-llama3-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::copy(source / "tokenizers" / "llama3", dir);
+  fs::copy_file(source / "chat-templates" / "meta-llama-Llama-3.2-3B-Instruct.jinja",
+                dir / "chat_template.jinja");
+  Expected<Tokenizer> tokenizer = Tokenizer::open(dir);
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.message();
+  std::vector<ChatMessage> messages = {{"system", "Be brief."}, {"user", "Hi"}};
+  Expected<std::string> text = tokenizer->applyChatTemplate(messages, true);
+  fs::remove_all(dir);
+  ASSERT_TRUE(text.ok()) << text.message();
+  // The date line comes from strftime_now (today).
+  EXPECT_TRUE(text->starts_with("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n"
+                                "Cutting Knowledge Date: December 2023\nToday Date: "))
+      << *text;
+  EXPECT_TRUE(text->ends_with("\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>"
+                              "\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"))
+      << *text;
+  Expected<std::vector<TokenId>> ids = tokenizer->encode(*text, {.addBos = false});
+  ASSERT_TRUE(ids.ok()) << ids.message();
+  EXPECT_EQ(ids->front(), tokenizer->bosId());
+  EXPECT_EQ(ids->back(), tokenizer->tokenToId("\u010a\u010a")); // "\n\n" in byte-level spelling
 }
 
 TEST(ChatTemplateTest, NoTemplate) {
