@@ -84,10 +84,7 @@ private:
     Expected<std::string> text = tokenizer_.applyChatTemplate(std::span(&message, 1), true);
     if (!text)
       return text.error();
-    // As Hugging Face's `tokenizer(apply_chat_template(..., tokenize=False))`,
-    // which is how the chat data of the models we run was tokenized: bos as
-    // the checkpoint says, then the text.
-    Expected<std::vector<TokenId>> ids = tokenizer_.encode(*text);
+    Expected<std::vector<TokenId>> ids = tokenizer_.encode(*text, tokenizer_.chatEncodeOptions(*text));
     if (!ids)
       return ids;
     dropLoneSpaceBeforeAddedToken(*ids);

@@ -52,4 +52,14 @@ Expected<std::string> Tokenizer::applyChatTemplate(std::span<const ChatMessage> 
   return text;
 }
 
+EncodeOptions Tokenizer::chatEncodeOptions(std::string_view rendered) const {
+  EncodeOptions options;
+  if (std::optional<TokenId> bos = bosId()) {
+    Expected<std::string> bosText = idToToken(*bos);
+    if (bosText && !bosText->empty() && rendered.starts_with(*bosText))
+      options.addBos = false;
+  }
+  return options;
+}
+
 } // namespace linnet::rt

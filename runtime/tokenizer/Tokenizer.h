@@ -116,6 +116,13 @@ public:
   // tokens registered from the SentencePiece vocabulary).
   bool isAddedToken(TokenId id) const;
 
+  // How to encode the text applyChatTemplate rendered: as Hugging Face's
+  // `tokenizer(apply_chat_template(..., tokenize=False))`, which is how the
+  // chat data of the models we run was tokenized (bos as the checkpoint
+  // says), except that a template which writes the bos token itself (Llama
+  // 3's `<|begin_of_text|>`) gets no second one.
+  EncodeOptions chatEncodeOptions(std::string_view rendered) const;
+
   // Renders a conversation with the checkpoint's chat template, as text to
   // pass to encode(). The template is executed by our Jinja engine
   // (jinja/Template.h) with the variables transformers' apply_chat_template

@@ -66,7 +66,7 @@ def main():
     write_safetensors(os.path.join(out, "model.safetensors"), tensors)
     config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": h,
               "intermediate_size": inner, "num_attention_heads": heads, "num_key_value_heads": kv,
-              "num_hidden_layers": layers, "max_position_embeddings": 64, "vocab_size": vocab,
+              "num_hidden_layers": layers, "max_position_embeddings": 128, "vocab_size": vocab,
               "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "tie_word_embeddings": False,
               "bos_token_id": specials.get(tconfig.get("bos_token")), "eos_token_id": specials.get(tconfig.get("eos_token"))}
     with open(os.path.join(out, "config.json"), "w") as f:

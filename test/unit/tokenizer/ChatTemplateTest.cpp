@@ -151,6 +151,20 @@ TEST(ChatTemplateTest, Llama3TemplateOnTheBpeTokenizer) {
   ASSERT_TRUE(ids.ok()) << ids.message();
   EXPECT_EQ(ids->front(), tokenizer->bosId());
   EXPECT_EQ(ids->back(), tokenizer->tokenToId("\u010a\u010a")); // "\n\n" in byte-level spelling
+  // The template wrote the bos token, so the prompt's encoding adds none
+  // (this tokenizer's config adds one to plain text): exactly one bos.
+  EXPECT_TRUE(tokenizer->addsBos());
+  Expected<std::vector<TokenId>> prompt = tokenizer->encode(*text, tokenizer->chatEncodeOptions(*text));
+  ASSERT_TRUE(prompt.ok()) << prompt.message();
+  EXPECT_EQ(*prompt, *ids);
+}
+
+// Phi-3's template writes no bos: the prompt gets the checkpoint's.
+TEST(ChatTemplateTest, ChatPromptOfATemplateWithoutBosGetsTheCheckpointsBos) {
+  Expected<std::string> text = embeddedTokenizer().applyChatTemplate(kConversation, true);
+  ASSERT_TRUE(text.ok()) << text.message();
+  EXPECT_EQ(embeddedTokenizer().encode(*text, embeddedTokenizer().chatEncodeOptions(*text)).value(),
+            kWithPromptIds);
 }
 
 TEST(ChatTemplateTest, NoTemplate) {
