@@ -34,8 +34,11 @@ std::string pyStrip(std::string_view text, const Value &chars, bool left, bool r
   auto cps = splitCodePoints(text);
   std::vector<std::string_view> set;
   bool whitespace = chars.isUndefined() || chars.isNone();
-  if (!whitespace)
-    set = splitCodePoints(chars.str());
+  std::string setText; // `set` views into it
+  if (!whitespace) {
+    setText = chars.str();
+    set = splitCodePoints(setText);
+  }
   auto strip = [&](std::string_view cp) {
     if (whitespace)
       return isPyWhitespace(decodeOne(cp));
