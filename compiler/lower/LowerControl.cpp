@@ -122,14 +122,14 @@ struct Lowerer::Carried {
 std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>& body, Span at) {
   Carried c;
   std::map<SpanKey, const ast::Expr*> assigned;
-  collectAssigned(module(), body, c.locals, assigned);
+  std::vector<SpanKey> assignedLocals;
+  collectAssigned(module(), body, assignedLocals, assigned);
+  // A local declared inside the body (not bound yet here) lives for one
+  // iteration: it is not carried.
+  for (const SpanKey& key : assignedLocals)
+    if (frame().locals.contains(key)) c.locals.push_back(key);
   for (const SpanKey& key : c.locals) {
-    auto it = frame().locals.find(key);
-    if (it == frame().locals.end()) {
-      unsupported(at, "a loop assigning a local declared inside it");
-      return std::nullopt;
-    }
-    Val v = it->second;
+    Val v = frame().locals.at(key);
     check::Type t = v.kind == Val::Kind::Tensor ? v.type : typeOf(assigned[key]);
     // A tuple, struct or optional local is carried as its tensors; its
     // compile-time parts must stay as they are before the loop.

@@ -845,7 +845,7 @@ Result Lowerer::lowerIf(const ast::IfExpr* e) {
   auto c = lowerExpr(e->condition);
   if (!c) return std::nullopt;
   if (c->kind == Val::Kind::Bool) return lowerExpr(c->flag ? e->thenValue : e->elseValue);
-  if (notation_) return unsupported(e->span, "an `if` on data inside index notation (write `select`)");
+  if (notation_) return lowerNotationIf(e, *c);
   return lowerRuntimeIf(e, *c);
 }
 

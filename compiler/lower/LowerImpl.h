@@ -219,6 +219,9 @@ class Lowerer {
   Result lowerNotationValue(const ast::Expr* e, NotationState& n);
   std::optional<mlir::Value> asElement(const Val& v, ast::ScalarType d, Span at);
   Result lowerAccess(const ast::IndexExpr* e);
+  // `if` on data inside a notation body: an scf.if on the element, or a
+  // select when neither branch can trap (LowerNotation.cpp).
+  Result lowerNotationIf(const ast::IfExpr* e, const Val& condition);
   std::optional<mlir::Value> addNotationInput(mlir::Value tensor, mlir::AffineMap map);
 
   // ---- subscripts read from data (LowerIndexBounds.cpp) ----

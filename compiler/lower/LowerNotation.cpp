@@ -11,6 +11,7 @@
 #include <set>
 
 #include <mlir/Dialect/Arith/IR/Arith.h>
+#include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
@@ -330,6 +331,70 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
   };
   mlir::Value x = empty ? unlessEmpty(at, empty, elType, read, zero) : read();
   return Val::element(x, elementType);
+}
+
+namespace {
+
+// True when every op of `region` may run whether or not its branch is
+// taken: no integer division or remainder (a zero divisor traps), nothing
+// with memory effects but reads (tensor.extract's subscripts are clamped,
+// LowerIndexBounds.cpp).
+bool speculatable(mlir::Region& region) {
+  bool safe = true;
+  region.walk([&](mlir::Operation* op) {
+    if (mlir::isa<mlir::arith::DivSIOp, mlir::arith::DivUIOp, mlir::arith::RemSIOp, mlir::arith::RemUIOp,
+                  mlir::arith::CeilDivSIOp, mlir::arith::CeilDivUIOp, mlir::arith::FloorDivSIOp>(op)) {
+      safe = false;
+      return mlir::WalkResult::interrupt();
+    }
+    llvm::StringRef dialect = op->getDialect() ? op->getDialect()->getNamespace() : "";
+    bool known = dialect == "arith" || dialect == "math" || mlir::isa<mlir::tensor::ExtractOp>(op) ||
+                 mlir::isa<mlir::tensor::DimOp>(op) || mlir::isa<mlir::scf::IfOp, mlir::scf::YieldOp>(op);
+    if (!known) {
+      safe = false;
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  return safe;
+}
+
+}  // namespace
+
+Result Lowerer::lowerNotationIf(const ast::IfExpr* e, const Val& condition) {
+  mlir::Location at = loc(e->span);
+  check::Type t = typeOf(e);
+  auto dt = t.isTensor() && t.isScalar() ? concreteDType(t.dtype(), e->span) : std::nullopt;
+  if (!dt) return unsupported(e->span, "this `if` in index notation");
+  auto cond = asElement(condition, ast::ScalarType::Bool, e->condition->span);
+  if (!cond) return std::nullopt;
+  mlir::Type type = elementType(*dt);
+  auto op = builder_.create<mlir::scf::IfOp>(at, mlir::TypeRange{type}, *cond, /*withElseRegion=*/true);
+  for (mlir::Region* r : {&op.getThenRegion(), &op.getElseRegion()}) {
+    if (r->empty()) builder_.createBlock(r);
+    mlir::OpBuilder::InsertionGuard guard(builder_);
+    builder_.setInsertionPointToStart(&r->front());
+    const ast::Expr* branch = r == &op.getThenRegion() ? e->thenValue : e->elseValue;
+    auto v = lowerExpr(branch);
+    if (!v) return std::nullopt;
+    auto el = asElement(*v, *dt, branch->span);
+    if (!el) return std::nullopt;
+    builder_.create<mlir::scf::YieldOp>(at, *el);
+  }
+  builder_.setInsertionPointAfter(op);
+  if (!speculatable(op.getThenRegion()) || !speculatable(op.getElseRegion()))
+    return Val::element(op.getResult(0), check::Type::scalar(t.dtype()));
+  // Both branches are safe to compute: a select keeps the body vectorizable.
+  mlir::Value picked[2];
+  for (int k = 0; k < 2; ++k) {
+    mlir::Block& block = (k == 0 ? op.getThenRegion() : op.getElseRegion()).front();
+    auto yield = mlir::cast<mlir::scf::YieldOp>(block.getTerminator());
+    picked[k] = yield.getOperand(0);
+    while (&block.front() != yield.getOperation()) block.front().moveBefore(op);
+  }
+  mlir::Value result = builder_.create<mlir::arith::SelectOp>(at, *cond, picked[0], picked[1]);
+  op.erase();
+  return Val::element(result, check::Type::scalar(t.dtype()));
 }
 
 std::optional<mlir::Value> Lowerer::asElement(const Val& v, ast::ScalarType d, Span at) {

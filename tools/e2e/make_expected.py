@@ -172,6 +172,23 @@ def gathers_out_of_range(rng):
     ]
 
 
+@program
+def notation_if(rng):
+    x = dyadic(rng, (5,))
+    xi = np.array([7, -8, 9, 10, -11, 0], dtype=np.int32)
+    d = np.array([2, 0, -3, 0, 4, 0], dtype=np.int32)
+    quotient = np.where(d != 0, np.trunc(xi / np.where(d != 0, d, 1)), xi).astype(np.int32)
+    m = dyadic(rng, (3, 4))
+    ids = np.array([3, 0, 2, 1], dtype=np.int32)
+    limit = np.float32(0.5)
+    clipped = np.where(m < limit, m[:, ids], limit).sum(axis=1)
+    return [
+        call("magnitude", {"x": x}, result(np.abs(x), "f32", EXACT)),
+        call("guarded_div", {"x": xi, "d": d}, result(quotient, "i32")),
+        call("clipped_total", {"x": m, "ids": ids, "limit": float(limit)}, result(clipped, "f32", EXACT_DYADIC)),
+    ]
+
+
 def f16(x):
     return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float32)
 
@@ -431,6 +448,13 @@ def loops(rng):
     for i in range(4):
         a, b = a + b, a
     calls.append(call("fibs", {"x": x}, result(a, "f32", EXACT_DYADIC, part=0), result(b, "f32", EXACT_DYADIC, part=1)))
+    for n in [0, 3]:
+        acc = x.astype(np.float64)
+        for i in range(n):
+            step = acc * 0.5
+            step = step + i
+            acc = acc + step
+        calls.append(call("iteration_local", {"x": x}, result(acc, "f32", EXACT_DYADIC), bind={"N": n}))
     return calls
 
 
