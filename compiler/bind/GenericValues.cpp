@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include <fmt/format.h>
+
 #include "compiler/parse/ASTPrinter.h"
 
 namespace linnet::bind {
@@ -63,6 +65,60 @@ std::optional<ast::ScalarType> evaluateDType(const check::DType& dtype, const Ge
   auto it = bindings.find(dtype.generic->name.name);
   if (it == bindings.end()) return std::nullopt;
   return it->second.dtype;
+}
+
+std::optional<EntryTypeBindings> parseEntryTypeBinds(const ast::BlockItem& block, std::string_view blockName,
+                                                     const std::vector<std::string>& binds,
+                                                     DiagnosticEmitter& diagnostics) {
+  EntryTypeBindings bindings;
+  bool ok = true;
+  for (const std::string& bind : binds) {
+    size_t eq = bind.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == bind.size()) {
+      diagnostics.emit(DiagnosticKind::MalformedBinding, Span{}, bind);
+      ok = false;
+      continue;
+    }
+    std::string name = bind.substr(0, eq), value = bind.substr(eq + 1);
+    std::vector<const ast::GenericParam*> generics;
+    bool runTimeDim = false;
+    for (const ast::Item* item : block.body) {
+      auto* fn = ast::as<ast::FunctionItem>(item);
+      if (!fn || fn->function != ast::FunctionKind::Entry) continue;
+      for (const ast::GenericParam& g : fn->generics) {
+        if (g.name.name != name) continue;
+        if (g.isPack || g.constraint == ast::GenericKind::Dim) runTimeDim = runTimeDim || !g.isPack;
+        else generics.push_back(&g);
+      }
+    }
+    if (generics.empty()) {
+      auto d = diagnostics.emit(DiagnosticKind::UnknownBinding, Span{}, name, blockName);
+      if (runTimeDim)
+        d.help(fmt::format("`{}` is a dimension of an entry, fixed by each call: bind it when running "
+                           "(`linnet run ... --bind {}` or a call's \"bind\")",
+                           name, bind));
+      else
+        d.help((block.generics.empty() ? std::string("the root block has no generics")
+                                       : "the root block's generics are " + ast::printGenericParams(block.generics)) +
+               "; an entry's type generics can be bound too");
+      ok = false;
+      continue;
+    }
+    std::optional<ast::ScalarType> dtype = ast::scalarTypeFromName(value);
+    for (const ast::GenericParam* g : generics) {
+      std::string kind(ast::genericKindName(g->constraint));
+      std::string why = dtype ? dtypeViolation(g->constraint, *dtype) : "it is not a scalar dtype";
+      if (!why.empty()) {
+        diagnostics.emit(DiagnosticKind::InvalidBindingValue, Span{}, name, kind, value, why);
+        ok = false;
+        dtype.reset();
+        break;
+      }
+    }
+    if (dtype) bindings[name] = *dtype;
+  }
+  if (!ok) return std::nullopt;
+  return bindings;
 }
 
 std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,

@@ -28,6 +28,19 @@ struct BoundValue {
 
 using GenericBindings = std::map<std::string, BoundValue>;
 
+// The dtypes of the entries' own type generics (`pub entry f<T: Float>`):
+// they fix the entry's code, so they are bound when it is built, by name
+// (every entry of `block` with a generic of that name takes the value).
+using EntryTypeBindings = std::map<std::string, ast::ScalarType>;
+
+// Parses `NAME=VALUE` strings that name a type generic (not a dimension, not
+// a pack) of an entry of `block` and checks each value against the kind of
+// every such generic; a name no entry has as a type generic is
+// UnknownBinding. Returns nullopt after reporting.
+std::optional<EntryTypeBindings> parseEntryTypeBinds(const ast::BlockItem& block, std::string_view blockName,
+                                                     const std::vector<std::string>& binds,
+                                                     DiagnosticEmitter& diagnostics);
+
 // Parses and checks `NAME=VALUE` strings against `block`'s generics; returns
 // nullopt after reporting when any is invalid.
 std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,

@@ -120,9 +120,15 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   if (diagnostics.hasErrors()) return finishDiagnostics(common, sources, diagnostics);
   std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics);
   if (!root) return finishDiagnostics(common, sources, diagnostics);
-  std::optional<inspect::RootBinding> binding =
-      inspect::bindRootGenerics(*program, &checked, *root, options.binds, options.checkpoint, diagnostics);
+  // Binds of root generics go to the binding; the rest must name an entry's
+  // type generic (they fix its code too).
+  std::vector<std::string> entryBinds;
+  std::optional<inspect::RootBinding> binding = inspect::bindRootGenerics(
+      *program, &checked, *root, options.binds, options.checkpoint, diagnostics, &entryBinds);
   if (!binding) return finishDiagnostics(common, sources, diagnostics);
+  std::optional<bind::EntryTypeBindings> entryTypes =
+      bind::parseEntryTypeBinds(*root->block, root->qualifiedName(), entryBinds, diagnostics);
+  if (!entryTypes) return finishDiagnostics(common, sources, diagnostics);
 
   lower::LowerInputs inputs;
   inputs.sources = &sources;
@@ -131,6 +137,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   inputs.root = *root;
   if (binding->generics) inputs.generics = *binding->generics;
   inputs.entries = options.entries;
+  inputs.entryTypes = *entryTypes;
   if (binding->model) {
     for (const bind::BoundTensor& t : binding->model->tensors) {
       if (!t.tensor) continue;  // an absent optional parameter

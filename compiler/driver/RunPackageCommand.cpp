@@ -55,11 +55,16 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
   std::unique_ptr<LoadedPackage> package = loadPackage(common, options.path, &code);
   if (!package) return code;
 
-  // Root generics are the build's; every other bind is the run's.
+  // Root generics and the entries' type generics are the build's; every
+  // other bind (an entry's dimensions) is the run's.
   std::optional<manifest::BlockRef> root = inspect::findRootBlock(*package->program, package->diagnostics);
   if (!root) return finishDiagnostics(common, package->sources, package->diagnostics);
   std::set<std::string> generics;
   for (const ast::GenericParam& generic : root->block->generics) generics.insert(generic.name.name);
+  for (const ast::Item* item : root->block->body)
+    if (auto* fn = ast::as<ast::FunctionItem>(item); fn && fn->function == ast::FunctionKind::Entry)
+      for (const ast::GenericParam& generic : fn->generics)
+        if (!generic.isPack && generic.constraint != ast::GenericKind::Dim) generics.insert(generic.name.name);
   BuildOptions build;
   build.path = options.path;
   build.checkpoint = run.checkpointDir.value_or("");

@@ -118,9 +118,25 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
   std::vector<mlir::Type> inputs;
   std::vector<const ast::GenericParam*> dims;
   for (const ast::GenericParam& g : entry.generics) {
-    if (g.isPack || g.constraint != ast::GenericKind::Dim) {
-      unsupported(g.name.span, "an entry generic that is not a dimension");
+    if (g.isPack) {
+      unsupported(g.name.span, "a shape-pack entry generic");
       return false;
+    }
+    if (g.constraint != ast::GenericKind::Dim) {
+      // A type generic fixes the code: bound at build time, else its default.
+      std::optional<ast::ScalarType> value;
+      if (auto it = inputs_.entryTypes.find(g.name.name); it != inputs_.entryTypes.end()) value = it->second;
+      else if (g.defaultValue && g.defaultValue->type)
+        if (auto* scalar = ast::as<ast::ScalarTypeNode>(g.defaultValue->type)) value = scalar->scalar;
+      if (!value) {
+        diagnostics_
+            .emit(DiagnosticKind::EntryGenericUnbound, g.name.span, entry.name.name, g.name.name,
+                  ast::genericKindName(g.constraint))
+            .help(fmt::format("bind it when building: `--bind {}=<dtype>`", g.name.name));
+        return false;
+      }
+      f.subst.dtypes[&g] = check::DType::of(*value);
+      continue;
     }
     dims.push_back(&g);
     inputs.push_back(builder_.getIndexType());

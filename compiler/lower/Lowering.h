@@ -77,6 +77,9 @@ struct LowerInputs {
   std::vector<TensorSlot> parameters;  // every parameter tensor, as bound (manifest order)
   std::vector<TensorSlot> state;       // every state tensor, sized
   std::vector<std::string> entries;    // the entries to lower; empty: all
+  // The entries' own type generics, bound at build time (`--bind T=f32`);
+  // one without a value takes its default.
+  bind::EntryTypeBindings entryTypes;
   // Constants valued from config.json at binding (constants.json
   // `from_config`); every other constant is its declaration.
   std::vector<bind::BoundConstant> constants;
