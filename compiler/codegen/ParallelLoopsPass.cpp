@@ -84,13 +84,81 @@ bool vectorizable(linalg::LinalgOp op) {
   return true;
 }
 
-// Tiles `op` by one along every loop but the innermost, by `length` along
-// it, and vectorizes the tile (masked where the extent is not a multiple).
+// Rows of a reduction computed together (see rowBlockedLoop).
+constexpr int64_t kRows = 4;
+
+// A reduction whose result has a parallel loop outside the innermost one
+// (each output row of a matrix-vector or matrix product, a partial of
+// SplitReductions) computes kRows rows of it per pass: each vector read of an
+// operand that does not follow that loop (the vector of a matrix-vector
+// product) serves kRows rows, and the kRows accumulators are independent
+// chains of fused multiply-adds instead of one. Only a static extent that
+// kRows divides, so that no row is masked.
+std::optional<unsigned> rowBlockedLoop(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0 || op.getNumLoops() < 2) return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (int i = static_cast<int>(op.getNumLoops()) - 2; i >= 0; --i) {
+    if (iterators[i] != utils::IteratorType::parallel) continue;
+    if (ShapedType::isDynamic(ranges[i]) || ranges[i] < kRows || ranges[i] % kRows != 0) return std::nullopt;
+    return static_cast<unsigned>(i);
+  }
+  return std::nullopt;
+}
+
+// Cache tiles of a row-blocked reduction with parallel loops outside its
+// rows (a matrix product over tokens: out[s, o] = sum_i x[s, i] * w[o, i]):
+// the op runs over tiles of kTileRows rows of `rowsLoop` and kTileOuter
+// iterations of each parallel loop outside it, so each tile's rows of the
+// matrix (kTileRows rows of one weight, a few hundred KiB) are read from
+// memory once and then from cache for every token of the tile, instead of
+// once per token. The tile loops are what threads share.
+constexpr int64_t kTileRows = 32;
+constexpr int64_t kTileOuter = 8;
+
+struct CacheTiles {
+  SmallVector<scf::ForOp> loops;  // outermost first
+  linalg::LinalgOp inner;
+};
+
+FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, unsigned rowsLoop) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges[rowsLoop] % kTileRows != 0) return failure();
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  bool outer = false;
+  for (unsigned i = 0; i < rowsLoop; ++i) {
+    if (iterators[i] != utils::IteratorType::parallel) return failure();
+    sizes[i] = kTileOuter;
+    outer = true;
+  }
+  if (!outer) return failure();
+  sizes[rowsLoop] = kTileRows;
+  linalg::LinalgTilingOptions options;
+  options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::Loops);
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
+  if (failed(tiled)) return failure();
+  CacheTiles out;
+  for (Operation* loop : tiled->loops)
+    if (auto forOp = dyn_cast<scf::ForOp>(loop)) out.loops.push_back(forOp);
+  out.inner = tiled->op;
+  if (out.loops.size() != tiled->loops.size() || out.loops.size() != rowsLoop + 1) {
+    for (Operation* loop : llvm::reverse(tiled->loops)) rewriter.eraseOp(loop);
+    return failure();
+  }
+  return out;
+}
+
+// Tiles `op` by one along every loop but the innermost (and `rowsLoop`, by
+// kRows), by `length` along the innermost, and vectorizes the tile (masked
+// where the extent is not a multiple).
 // Returns the tile loops, outermost first, or failure with `op` unchanged.
 FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, linalg::LinalgOp op,
-                                                      int64_t length) {
+                                                      int64_t length, std::optional<unsigned> rowsLoop) {
   SmallVector<int64_t> sizes(op.getNumLoops(), 1);
   sizes.back() = length;
+  if (rowsLoop) sizes[*rowsLoop] = kRows;
   linalg::LinalgTilingOptions options;
   options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::Loops);
   rewriter.setInsertionPoint(op);
@@ -171,6 +239,37 @@ void parallelize(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size
   rewriter.moveOpBefore(outer, branch.elseBlock()->getTerminator());
 }
 
+// A reduction whose innermost loop is the reduction but is not read
+// contiguously (attention's probabilities times values, sum over k of
+// p[q, k] * v[k, d]) and whose result's last axis is a parallel loop: that
+// loop moves innermost (sum over k outside, d inside) when the op then
+// reads every operand contiguously, so it vectorizes along d with the
+// results as accumulators instead of running scalar. The op is left as it
+// was otherwise.
+linalg::LinalgOp interchangeForVectors(RewriterBase& rewriter, linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || op.getNumDpsInits() != 1 || vectorizable(op)) return op;
+  unsigned loops = op.getNumLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (loops < 2 || iterators[loops - 1] != utils::IteratorType::reduction) return op;
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (out.getNumResults() == 0) return op;
+  auto last = dyn_cast<AffineDimExpr>(out.getResults().back());
+  if (!last || iterators[last.getPosition()] != utils::IteratorType::parallel) return op;
+  unsigned moved = last.getPosition();
+  SmallVector<unsigned> order, inverse(loops);
+  for (unsigned i = 0; i < loops; ++i)
+    if (i != moved) order.push_back(i);
+  order.push_back(moved);
+  for (unsigned i = 0; i < loops; ++i) inverse[order[i]] = i;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::GenericOp> swapped = linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(swapped)) return op;
+  if (vectorizable(*swapped)) return *swapped;
+  FailureOr<linalg::GenericOp> back = linalg::interchangeGenericOp(rewriter, *swapped, inverse);
+  return succeeded(back) ? linalg::LinalgOp(*back) : linalg::LinalgOp(*swapped);
+}
+
 struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParallelLoopsPass> {
   using LinalgToParallelLoopsBase::LinalgToParallelLoopsBase;
 
@@ -181,9 +280,43 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
+      if (vectorLength > 1) op = interchangeForVectors(rewriter, op);
       SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
       if (vectorLength > 1 && vectorizable(op)) {
-        FailureOr<SmallVector<scf::ForOp>> loops = vectorizeInnermost(rewriter, op, vectorLength);
+        std::optional<unsigned> rows = rowBlockedLoop(op);
+        if (rows) {
+          FailureOr<CacheTiles> tiles = tileForCache(rewriter, op, *rows);
+          if (succeeded(tiles)) {
+            FailureOr<SmallVector<scf::ForOp>> inner =
+                vectorizeInnermost(rewriter, tiles->inner, vectorLength, rowBlockedLoop(tiles->inner));
+            if (succeeded(inner)) {
+              rewriter.eraseOp(tiles->inner);
+              rewriter.eraseOp(op);
+              // Threads share the tile loops that are perfectly nested
+              // (parallelize clones only the innermost one's body) with
+              // bounds computed before the nest.
+              size_t depth = 1;
+              while (depth < tiles->loops.size() &&
+                     tiles->loops[depth - 1].getBody()->getOperations().size() == 2 &&
+                     &tiles->loops[depth - 1].getBody()->front() == tiles->loops[depth].getOperation())
+                ++depth;
+              while (depth > 0 && !llvm::all_of(ArrayRef(tiles->loops).take_front(depth), [&](scf::ForOp loop) {
+                       return llvm::all_of(
+                           ValueRange{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()},
+                           [&](Value v) { return tiles->loops.front().isDefinedOutsideOfLoop(v); });
+                     }))
+                --depth;
+              if (minWork > 0 && depth > 0) parallelize(rewriter, tiles->loops, depth, minWork);
+              continue;
+            }
+            for (scf::ForOp loop : llvm::reverse(tiles->loops)) rewriter.eraseOp(loop);
+          }
+        }
+        FailureOr<SmallVector<scf::ForOp>> loops =
+            vectorizeInnermost(rewriter, op, vectorLength, rowBlockedLoop(op));
+        // Rows the vectorizer cannot block are vectorized one at a time.
+        if (failed(loops) && rowBlockedLoop(op))
+          loops = vectorizeInnermost(rewriter, op, vectorLength, std::nullopt);
         if (succeeded(loops)) {
           rewriter.eraseOp(op);
           size_t depth = parallelDepth(iterators, *loops);

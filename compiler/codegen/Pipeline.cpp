@@ -206,7 +206,11 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(createLinalgToParallelLoops(loops));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLowerVectors());
-  pm.addPass(createConvertVectorToSCFPass());
+  // n-D transfers (a row-blocked reduction's vector<4x16> accumulators)
+  // unrolled into 1-D ones: the default lowering stages them through a
+  // stack buffer, which inside a loop of a parallel region grows the
+  // stack on every iteration.
+  pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createCanonicalizerPass());
   // Scalar math: bf16/f16 math in f32, polynomial approximations instead of
   // libm calls, bf16/f16 arithmetic emulated in f32 and bf16 conversions

@@ -1,8 +1,9 @@
 // linnet-split-reductions: an innermost contiguous reduction with a static
 // extent that is a multiple of the ratio becomes a partial reduction whose
 // innermost loop is `ratio` parallel lanes, then a reduction of the lanes.
-// Ops that read a loop index, have a dynamic extent, a short or
-// non-multiple reduction, or read the reduced dim non-contiguously stay.
+// A dynamic parallel extent is split too (our own split). Ops that read a
+// loop index, a short or non-multiple reduction, or read the reduced dim
+// non-contiguously stay.
 // RUN: %linnet-opt %s -linnet-split-reductions=ratio=16 | FileCheck %s
 // RUN: %linnet-opt %s -linnet-split-reductions=ratio=1 | FileCheck %s --check-prefix=OFF
 
@@ -51,9 +52,19 @@ func.func @reads_index(%x: tensor<64x256xf32>, %init: tensor<64xf32>) -> tensor<
   return %0 : tensor<64xf32>
 }
 
-// Dynamic rows: not split (the partial result would need dynamic sizes).
+// Dynamic rows (prefill's tokens): split by our own split, which upstream's
+// cannot do (its partial result has static sizes): the partial buffer is
+// sized from the init, filled with the neutral element, and the lanes are
+// reduced into the op's own init.
 // CHECK-LABEL: func @dynamic_rows
-// CHECK-NOT: expand_shape
+// CHECK: %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [%{{.*}}, 16, 16] : tensor<?x256xf32> into tensor<?x16x16xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[INIT:.*]], %{{.*}} : tensor<?xf32>
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x16xf32>
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x16xf32>)
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<?x16x16xf32>) outs(%[[F]] : tensor<?x16xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[P]] : tensor<?x16xf32>) outs(%[[INIT]] : tensor<?xf32>)
+// OFF-LABEL: func @dynamic_rows
+// OFF-NOT: expand_shape
 func.func @dynamic_rows(%x: tensor<?x256xf32>, %init: tensor<?xf32>) -> tensor<?xf32> {
   %0 = linalg.generic {indexing_maps = [#w, #y], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<?x256xf32>) outs(%init : tensor<?xf32>) {
