@@ -67,19 +67,33 @@ std::optional<ast::ScalarType> evaluateDType(const check::DType& dtype, const Ge
   return it->second.dtype;
 }
 
+namespace {
+
+// NAME=VALUE, both non-empty; MalformedBinding otherwise.
+bool splitBind(const std::string& bind, std::string& name, std::string& value, DiagnosticEmitter& diagnostics) {
+  size_t eq = bind.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == bind.size()) {
+    diagnostics.emit(DiagnosticKind::MalformedBinding, Span{}, bind);
+    return false;
+  }
+  name = bind.substr(0, eq);
+  value = bind.substr(eq + 1);
+  return true;
+}
+
+}  // namespace
+
 std::optional<EntryTypeBindings> parseEntryTypeBinds(const ast::BlockItem& block, std::string_view blockName,
                                                      const std::vector<std::string>& binds,
                                                      DiagnosticEmitter& diagnostics) {
   EntryTypeBindings bindings;
   bool ok = true;
   for (const std::string& bind : binds) {
-    size_t eq = bind.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == bind.size()) {
-      diagnostics.emit(DiagnosticKind::MalformedBinding, Span{}, bind);
+    std::string name, value;
+    if (!splitBind(bind, name, value, diagnostics)) {
       ok = false;
       continue;
     }
-    std::string name = bind.substr(0, eq), value = bind.substr(eq + 1);
     std::vector<const ast::GenericParam*> generics;
     bool runTimeDim = false;
     for (const ast::Item* item : block.body) {
@@ -128,13 +142,11 @@ std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
   GenericBindings bindings;
   bool ok = true;
   for (const std::string& bind : binds) {
-    size_t eq = bind.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == bind.size()) {
-      diagnostics.emit(DiagnosticKind::MalformedBinding, Span{}, bind);
+    std::string name, value;
+    if (!splitBind(bind, name, value, diagnostics)) {
       ok = false;
       continue;
     }
-    std::string name = bind.substr(0, eq), value = bind.substr(eq + 1);
     const ast::GenericParam* generic = nullptr;
     for (const ast::GenericParam& g : block.generics)
       if (g.name.name == name) generic = &g;

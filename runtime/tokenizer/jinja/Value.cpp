@@ -225,6 +225,19 @@ std::string quotePython(std::string_view s) {
   return out;
 }
 
+// `'k': v, ...` as Python prints a dict's items.
+std::string entriesRepr(const DictData &dict) {
+  std::string out;
+  bool first = true;
+  for (const auto &[k, v] : dict.entries) {
+    if (!first)
+      out += ", ";
+    first = false;
+    out += quotePython(k) + ": " + v.repr();
+  }
+  return out;
+}
+
 } // namespace
 
 std::string Value::repr() const {
@@ -243,28 +256,10 @@ std::string Value::repr() const {
     out += list_->tuple ? ")" : "]";
     return out;
   }
-  case Kind::Dict: {
-    std::string out = "{";
-    bool first = true;
-    for (const auto &[k, v] : dict_->entries) {
-      if (!first)
-        out += ", ";
-      first = false;
-      out += quotePython(k) + ": " + v.repr();
-    }
-    return out + "}";
-  }
-  case Kind::Namespace: {
-    std::string out = "<Namespace {";
-    bool first = true;
-    for (const auto &[k, v] : dict_->entries) {
-      if (!first)
-        out += ", ";
-      first = false;
-      out += quotePython(k) + ": " + v.repr();
-    }
-    return out + "}>";
-  }
+  case Kind::Dict:
+    return "{" + entriesRepr(*dict_) + "}";
+  case Kind::Namespace:
+    return "<Namespace {" + entriesRepr(*dict_) + "}>";
   default:
     return str();
   }
