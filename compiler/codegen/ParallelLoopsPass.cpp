@@ -312,10 +312,9 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
             for (scf::ForOp loop : llvm::reverse(tiles->loops)) rewriter.eraseOp(loop);
           }
         }
-        FailureOr<SmallVector<scf::ForOp>> loops =
-            vectorizeInnermost(rewriter, op, vectorLength, rowBlockedLoop(op));
+        FailureOr<SmallVector<scf::ForOp>> loops = vectorizeInnermost(rewriter, op, vectorLength, rows);
         // Rows the vectorizer cannot block are vectorized one at a time.
-        if (failed(loops) && rowBlockedLoop(op))
+        if (failed(loops) && rows)
           loops = vectorizeInnermost(rewriter, op, vectorLength, std::nullopt);
         if (succeeded(loops)) {
           rewriter.eraseOp(op);
