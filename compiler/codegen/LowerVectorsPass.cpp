@@ -128,6 +128,73 @@ TypedAttr neutralElement(vector::CombiningKind kind, Type type, Builder& b) {
   }
 }
 
+// One reduction carried by `loop` in lanes: a carried accumulator whose
+// only use is the accumulator of one multi-reduction (masked or not) whose
+// result is yielded back in its place. Reducing the lanes horizontally on
+// every trip is the slow part of an innermost reduction (a matrix product
+// along K): the loop carries the unreduced vector instead, combined lane by
+// lane with each trip's (masked-off lanes as the neutral element), and the
+// lanes are reduced once after the loop. A reassociation of the reduction,
+// fixed by the vector shape, not by threads. Vectors of more than
+// kMaxCarriedLanes elements are left alone (registers).
+constexpr int64_t kMaxCarriedLanes = 128;
+
+FailureOr<scf::ForOp> carryReductionLanes(RewriterBase& rewriter, scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [index, acc] : llvm::enumerate(loop.getRegionIterArgs())) {
+    if (!acc.hasOneUse()) continue;
+    auto reduction = dyn_cast<vector::MultiDimReductionOp>(*acc.getUsers().begin());
+    if (!reduction || reduction.getAcc() != acc) continue;
+    Operation* producer = reduction;
+    Value mask;
+    if (auto masked = dyn_cast<vector::MaskOp>(reduction->getParentOp())) {
+      if (masked.hasPassthru()) continue;
+      producer = masked;
+      mask = masked.getMask();
+    }
+    if (producer->getBlock() != loop.getBody() || producer->getNumResults() != 1) continue;
+    Value result = producer->getResult(0);
+    if (!result.hasOneUse() || *result.getUsers().begin() != yield ||
+        yield.getOperand(index) != result)
+      continue;
+    auto sourceType = cast<VectorType>(reduction.getSource().getType());
+    if (sourceType.isScalable() || sourceType.getNumElements() > kMaxCarriedLanes) continue;
+    TypedAttr neutral = neutralElement(reduction.getKind(), sourceType.getElementType(), rewriter);
+    if (!neutral) continue;
+    if (mask && mask.getType() != VectorType::get(sourceType.getShape(), rewriter.getI1Type())) continue;
+
+    Location loc = reduction.getLoc();
+    vector::CombiningKind kind = reduction.getKind();
+    SmallVector<bool> reducedDims = reduction.getReductionMask();
+    rewriter.setInsertionPoint(loop);
+    Value neutralLanes = rewriter.create<arith::ConstantOp>(loc, DenseElementsAttr::get(sourceType, neutral));
+    auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+        rewriter, neutralLanes, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder& b, Location, ArrayRef<BlockArgument> lanes) {
+          b.setInsertionPoint(producer);
+          Value source = reduction.getSource();
+          if (mask) {
+            Value fill = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(sourceType, neutral));
+            source = b.create<arith::SelectOp>(loc, mask, source, fill);
+          }
+          return SmallVector<Value>{vector::makeArithReduction(b, loc, kind, source,
+                                                               lanes.front())};
+        }));
+    // The old accumulator now passes through the loop unchanged: it is the
+    // initial value the lanes are reduced into after the loop.
+    auto newYield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+    BlockArgument oldAcc = newLoop.getRegionIterArgs()[index];
+    rewriter.modifyOpInPlace(newYield, [&] { newYield->setOperand(index, oldAcc); });
+    rewriter.eraseOp(producer);
+    rewriter.setInsertionPointAfter(newLoop);
+    Value reduced = rewriter.create<vector::MultiDimReductionOp>(
+        loc, newLoop.getResults().back(), newLoop.getResult(index), reducedDims, kind);
+    rewriter.replaceAllUsesExcept(newLoop.getResult(index), reduced, reduced.getDefiningOp());
+    return newLoop;
+  }
+  return failure();
+}
+
 // A masked 1-D reduction (what the multi-reduction lowering leaves of a
 // masked tile) reduces its vector with the masked-off lanes replaced by the
 // neutral element. Left masked, later type conversions of its region loop.
@@ -164,10 +231,14 @@ struct LowerVectorsPass : impl::LowerVectorsBase<LowerVectorsPass> {
       getOperation()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
       // Innermost first; each hoist replaces the loop by one with one more
       // carried value.
-      for (scf::ForOp loop : loops)
+      for (scf::ForOp loop : loops) {
         for (FailureOr<scf::ForOp> next = hoistAccumulator(rewriter, loop); succeeded(next);
-             next = hoistAccumulator(rewriter, *next)) {
-        }
+             next = hoistAccumulator(rewriter, *next))
+          loop = *next;
+        for (FailureOr<scf::ForOp> next = carryReductionLanes(rewriter, loop); succeeded(next);
+             next = carryReductionLanes(rewriter, *next))
+          loop = *next;
+      }
     }
     // Masks first: a masked transfer becomes a transfer with a mask operand,
     // a masked reduction a select of the neutral element.

@@ -88,8 +88,7 @@ bool vectorizable(linalg::LinalgOp op) {
 constexpr int64_t kRows = 4;
 
 // A reduction whose result has a parallel loop outside the innermost one
-// (each output row of a matrix-vector or matrix product, a partial of
-// SplitReductions) computes kRows rows of it per pass: each vector read of an
+// (each output row of a matrix-vector or matrix product) computes kRows rows of it per pass: each vector read of an
 // operand that does not follow that loop (the vector of a matrix-vector
 // product) serves kRows rows, and the kRows accumulators are independent
 // chains of fused multiply-adds instead of one. Only a static extent that

@@ -87,30 +87,6 @@ def FuseElementwise : Pass<"linnet-fuse-elementwise"> {
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
-def SplitReductions : Pass<"linnet-split-reductions"> {
-  let summary = "Split an innermost contiguous reduction into `ratio` parallel lanes and a short reduction";
-  let description = [{
-    Runs on linalg on tensors, before bufferization. A `linalg.generic`
-    whose innermost loop is its only reduction, with a static extent that
-    is a multiple of `ratio` (and at least twice it), read by every operand
-    that uses it as that operand's last index, becomes two ops (upstream's
-    `linalg::splitReduction`, inner dimension parallel): one summing
-    `K / ratio` strided chunks into `ratio` partial results per output
-    element, with the `ratio` lanes as its innermost parallel loop, and one
-    reducing those lanes. Vectorized, the first keeps a vector of partial
-    sums in registers across the whole reduction; without the split, each
-    vector of products would be summed horizontally. Floating-point sums
-    are reassociated (the order is fixed by `ratio`, not by threads).
-    `ratio` is the target's vector length in f32 lanes; 0 or 1 disables.
-  }];
-  let options = [
-    Option<"ratio", "ratio", "int64_t", /*default=*/"16",
-           "lanes of the partial reduction (the target's f32 vector length)">,
-  ];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect"];
-}
-
 def LowerVectors : Pass<"linnet-lower-vectors"> {
   let summary = "Lower the vectorizer's n-D, masked vector ops to 1-D loads, stores and arithmetic";
   let description = [{

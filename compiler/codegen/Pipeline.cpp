@@ -104,9 +104,6 @@ void addLinalgStage(OpPassManager& pm) {
 }
 
 void addBufferizedStage(OpPassManager& pm, const TargetOptions& target) {
-  SplitReductionsOptions split;
-  split.ratio = target.vectorLanes();
-  pm.addPass(createSplitReductions(split));
   pm.addPass(createCanonicalizerPass());
   bufferization::OneShotBufferizationOptions options;
   options.bufferizeFunctionBoundaries = true;

@@ -12,8 +12,8 @@
 #x3 = affine_map<(d0, d1, d2) -> (d1, d2)>
 #o3 = affine_map<(d0, d1, d2) -> (d0, d2)>
 
-// A matrix-vector product's partial lanes (after linnet-split-reductions):
-// rows 4 at a time, the vector's lanes broadcast to the 4 rows.
+// A matrix-vector product as partial lanes (a product whose lanes are a
+// parallel loop): rows 4 at a time, the vector's lanes broadcast to the 4 rows.
 // CHECK-LABEL: func @matvec_partial
 // CHECK: scf.for %{{.*}} = %c0 to %c64 step %c4
 // CHECK: scf.for
