@@ -137,7 +137,7 @@ TypedAttr neutralElement(vector::CombiningKind kind, Type type, Builder& b) {
 // lanes are reduced once after the loop. A reassociation of the reduction,
 // fixed by the vector shape, not by threads. Vectors of more than
 // kMaxCarriedLanes elements are left alone (registers).
-constexpr int64_t kMaxCarriedLanes = 128;
+constexpr int64_t kMaxCarriedLanes = 256;
 
 FailureOr<scf::ForOp> carryReductionLanes(RewriterBase& rewriter, scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -105,6 +106,25 @@ std::optional<unsigned> rowBlockedLoop(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+// Tokens of a row-blocked reduction computed together with its rows: the
+// nearest parallel loop outside the rows whose extent is not one (the tokens
+// of a matrix product, the rows of a batch). A kTokens x kRows register
+// block of accumulators then reuses each widened vector of the matrix for
+// kTokens tokens and each vector of a token for kRows rows. A dynamic
+// extent, or one kTokens does not divide, is masked.
+constexpr int64_t kTokens = 4;
+
+std::optional<unsigned> tokenBlockedLoop(linalg::LinalgOp op, unsigned rowsLoop) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (int i = static_cast<int>(rowsLoop) - 1; i >= 0; --i) {
+    if (iterators[i] != utils::IteratorType::parallel) return std::nullopt;
+    if (ranges[i] == 1) continue;
+    return static_cast<unsigned>(i);
+  }
+  return std::nullopt;
+}
+
 // Cache tiles of a row-blocked reduction with parallel loops outside its
 // rows (a matrix product over tokens: out[s, o] = sum_i x[s, i] * w[o, i]):
 // the op runs over tiles of kTileRows rows of `rowsLoop` and kTileOuter
@@ -150,14 +170,16 @@ FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, 
 }
 
 // Tiles `op` by one along every loop but the innermost (and `rowsLoop`, by
-// kRows), by `length` along the innermost, and vectorizes the tile (masked
-// where the extent is not a multiple).
+// kRows, and `tokensLoop`, by kTokens), by `length` along the innermost, and
+// vectorizes the tile (masked where the extent is not a multiple).
 // Returns the tile loops, outermost first, or failure with `op` unchanged.
 FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, linalg::LinalgOp op,
-                                                      int64_t length, std::optional<unsigned> rowsLoop) {
+                                                      int64_t length, std::optional<unsigned> rowsLoop,
+                                                      std::optional<unsigned> tokensLoop = std::nullopt) {
   SmallVector<int64_t> sizes(op.getNumLoops(), 1);
   sizes.back() = length;
   if (rowsLoop) sizes[*rowsLoop] = kRows;
+  if (rowsLoop && tokensLoop) sizes[*tokensLoop] = kTokens;
   linalg::LinalgTilingOptions options;
   options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::Loops);
   rewriter.setInsertionPoint(op);
@@ -176,6 +198,50 @@ FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, li
     return failure();
   }
   return loops;
+}
+
+// A cache tile's op vectorized in register blocks of kTokens x kRows. A
+// token extent that kTokens may not divide (a dynamic S) is first tiled by
+// kTokens and peeled: the full blocks get static shapes (no masks, so their
+// accumulators stay in registers), the last partial block is vectorized a
+// token at a time.
+LogicalResult vectorizeTile(RewriterBase& rewriter, linalg::LinalgOp op, int64_t length) {
+  std::optional<unsigned> rows = rowBlockedLoop(op);
+  std::optional<unsigned> tokens = rows ? tokenBlockedLoop(op, *rows) : std::nullopt;
+  auto plain = [&](linalg::LinalgOp tile, std::optional<unsigned> blockTokens) -> LogicalResult {
+    FailureOr<SmallVector<scf::ForOp>> loops = failure();
+    if (blockTokens) loops = vectorizeInnermost(rewriter, tile, length, rows, blockTokens);
+    if (failed(loops)) loops = vectorizeInnermost(rewriter, tile, length, rows);
+    if (failed(loops) && rows) loops = vectorizeInnermost(rewriter, tile, length, std::nullopt);
+    if (failed(loops)) return failure();
+    rewriter.eraseOp(tile);
+    return success();
+  };
+  int64_t extent = tokens ? op.getStaticLoopRanges()[*tokens] : 1;
+  if (!tokens || (!ShapedType::isDynamic(extent) && extent % kTokens == 0)) return plain(op, tokens);
+  SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+  sizes[*tokens] = kTokens;
+  linalg::LinalgTilingOptions options;
+  options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::Loops);
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
+  if (failed(tiled) || tiled->loops.size() != 1 || !isa<scf::ForOp>(tiled->loops.front())) {
+    if (succeeded(tiled))
+      for (Operation* loop : llvm::reverse(tiled->loops)) rewriter.eraseOp(loop);
+    return plain(op, std::nullopt);
+  }
+  auto blocks = cast<scf::ForOp>(tiled->loops.front());
+  scf::ForOp partial;
+  (void)scf::peelForLoopAndSimplifyBounds(rewriter, blocks, partial);
+  SmallVector<std::pair<scf::ForOp, std::optional<unsigned>>> parts{{blocks, tokens}};
+  if (partial) parts.push_back({partial, std::nullopt});
+  for (auto [loop, blockTokens] : parts) {
+    linalg::LinalgOp tile;
+    loop.getBody()->walk([&](linalg::LinalgOp found) { tile = found; });
+    if (!tile || failed(plain(tile, blockTokens))) return failure();
+  }
+  rewriter.eraseOp(op);
+  return success();
 }
 
 // How many of the leading loops may run in parallel: the leading parallel
@@ -286,10 +352,7 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
         if (rows) {
           FailureOr<CacheTiles> tiles = tileForCache(rewriter, op, *rows);
           if (succeeded(tiles)) {
-            FailureOr<SmallVector<scf::ForOp>> inner =
-                vectorizeInnermost(rewriter, tiles->inner, vectorLength, rowBlockedLoop(tiles->inner));
-            if (succeeded(inner)) {
-              rewriter.eraseOp(tiles->inner);
+            if (succeeded(vectorizeTile(rewriter, tiles->inner, vectorLength))) {
               rewriter.eraseOp(op);
               // Threads share the tile loops that are perfectly nested
               // (parallelize clones only the innermost one's body) with
@@ -311,7 +374,16 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
             for (scf::ForOp loop : llvm::reverse(tiles->loops)) rewriter.eraseOp(loop);
           }
         }
-        FailureOr<SmallVector<scf::ForOp>> loops = vectorizeInnermost(rewriter, op, vectorLength, rows);
+        // Outside cache tiles, tokens are blocked only where kTokens divides
+        // their static extent (parallelDepth wants one perfect nest).
+        std::optional<unsigned> tokens = rows ? tokenBlockedLoop(op, *rows) : std::nullopt;
+        if (tokens) {
+          int64_t extent = op.getStaticLoopRanges()[*tokens];
+          if (ShapedType::isDynamic(extent) || extent % kTokens != 0) tokens = std::nullopt;
+        }
+        FailureOr<SmallVector<scf::ForOp>> loops = failure();
+        if (tokens) loops = vectorizeInnermost(rewriter, op, vectorLength, rows, tokens);
+        if (failed(loops)) loops = vectorizeInnermost(rewriter, op, vectorLength, rows);
         // Rows the vectorizer cannot block are vectorized one at a time.
         if (failed(loops) && rows)
           loops = vectorizeInnermost(rewriter, op, vectorLength, std::nullopt);

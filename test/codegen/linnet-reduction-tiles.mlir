@@ -4,6 +4,8 @@
 //   shared operand read once per 4 rows (vector<4x16> tiles);
 // - cache tiles: with parallel loops outside the rows too (tokens), the op
 //   first runs over tiles of 32 rows x 8 tokens, the tile loops threaded;
+// - register blocks: inside a cache tile, 4 tokens x 4 rows at a time,
+//   the tokens of a dynamic extent peeled into full blocks and the rest;
 // - interchange: a reduction read with a stride whose result's last axis
 //   is contiguous gets that axis innermost and vectorizes along it.
 // RUN: %linnet-opt %s -linnet-linalg-to-parallel-loops=vector-length=16 -canonicalize | FileCheck %s
@@ -73,6 +75,59 @@ func.func @probs_times_values(%p: memref<?x64xf32>, %v: memref<64x32xf32>, %out:
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+#xg = affine_map<(d0, d1, d2) -> (d0, d2)>
+#wg = affine_map<(d0, d1, d2) -> (d1, d2)>
+#og = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A matrix product over a dynamic number of tokens, K innermost (prefill's
+// projections): inside each 8 x 32 cache tile, register blocks of 4 tokens
+// x 4 rows (each widened weight vector serves 4 tokens, each token's vector
+// 4 rows). The tile's tokens are peeled: full blocks of 4 have static
+// shapes (no masks), the last partial block runs a token at a time.
+// CHECK-LABEL: func @gemm_token_blocks
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %c64) step (%c8, %c32)
+// CHECK: %[[FULL:.*]] = affine.apply
+// CHECK: scf.for %{{.*}} = %c0 to %[[FULL]] step %c4
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c4
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16
+// CHECK-NOT: vector.mask
+// CHECK: vector.transfer_read {{.*}} : memref<4x16xbf16, {{.*}}>, vector<4x4x16xbf16>
+// CHECK: vector.multi_reduction <add>, %{{.*}} [2] : vector<4x4x16xf32> to vector<4x4xf32>
+// CHECK: scf.for %{{.*}} = %[[FULL]] to
+// CHECK: vector.transfer_read {{.*}} : memref<1x16xbf16, {{.*}}>, vector<1x4x16xbf16>
+func.func @gemm_token_blocks(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %out: memref<?x64xf32>) {
+  linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x64xbf16>, memref<64x64xbf16>) outs(%out : memref<?x64xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// The same over a static batch of 8 rows (decode_rows): blocks of 4 x 4,
+// nothing to peel.
+// CHECK-LABEL: func @batch_token_blocks
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4
+// CHECK: vector.transfer_read {{.*}} vector<4x4x16xbf16>
+// CHECK-NOT: vector<1x4x16xbf16>
+// CHECK: return
+func.func @batch_token_blocks(%x: memref<8x64xbf16>, %w: memref<64x64xbf16>, %out: memref<8x64xf32>) {
+  linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x64xbf16>, memref<64x64xbf16>) outs(%out : memref<8x64xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
   return
