@@ -128,12 +128,12 @@ std::optional<unsigned> tokenBlockedLoop(linalg::LinalgOp op, unsigned rowsLoop)
 // Cache tiles of a row-blocked reduction with parallel loops outside its
 // rows (a matrix product over tokens: out[s, o] = sum_i x[s, i] * w[o, i]):
 // the op runs over tiles of kTileRows rows of `rowsLoop` and kTileOuter
-// iterations of each parallel loop outside it, so each tile's rows of the
+// tokens, so each tile's rows of the
 // matrix (kTileRows rows of one weight, a few hundred KiB) are read from
 // memory once and then from cache for every token of the tile, instead of
 // once per token. The tile loops are what threads share.
 constexpr int64_t kTileRows = 32;
-constexpr int64_t kTileOuter = 8;
+constexpr int64_t kTileOuter = 32;
 
 struct CacheTiles {
   SmallVector<scf::ForOp> loops;  // outermost first
@@ -146,9 +146,14 @@ FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, 
   if (ranges[rowsLoop] % kTileRows != 0) return failure();
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   bool outer = false;
+  // The tokens (the nearest loop outside the rows whose extent is not one)
+  // get kTileOuter per tile; loops further out (the batch of a [B, S, H]
+  // product) one, so a tile holds kTileOuter tokens however many rows the
+  // batch has.
+  std::optional<unsigned> tokens = tokenBlockedLoop(op, rowsLoop);
   for (unsigned i = 0; i < rowsLoop; ++i) {
     if (iterators[i] != utils::IteratorType::parallel) return failure();
-    sizes[i] = kTileOuter;
+    sizes[i] = !tokens || i == *tokens ? kTileOuter : 1;
     outer = true;
   }
   if (!outer) return failure();

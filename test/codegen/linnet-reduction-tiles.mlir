@@ -3,7 +3,7 @@
 //   innermost one (a multiple of 4) is vectorized 4 rows at a time, the
 //   shared operand read once per 4 rows (vector<4x16> tiles);
 // - cache tiles: with parallel loops outside the rows too (tokens), the op
-//   first runs over tiles of 32 rows x 8 tokens, the tile loops threaded;
+//   first runs over tiles of 32 rows x 32 tokens, the tile loops threaded;
 // - register blocks: inside a cache tile, 4 tokens x 4 rows at a time,
 //   the tokens of a dynamic extent peeled into full blocks and the rest;
 // - interchange: a reduction read with a stride whose result's last axis
@@ -39,10 +39,10 @@ func.func @matvec_partial(%w: memref<64x16x16xf32>, %x: memref<16x16xf32>, %out:
 #ot = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 
 // A matrix product's partial lanes over a dynamic number of tokens: tiles
-// of 8 tokens x 32 rows (threaded), inside them 4 rows per pass.
+// of 32 tokens x 32 rows (threaded), inside them 4 rows per pass.
 // CHECK-LABEL: func @matmul_partial
 // CHECK: scf.if
-// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %c64) step (%c8, %c32)
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %c64) step (%c32, %c32)
 // CHECK: scf.for
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c4
 // CHECK: vector.transfer_read {{.*}} vector<1x4x1x16xf32>
@@ -85,12 +85,12 @@ func.func @probs_times_values(%p: memref<?x64xf32>, %v: memref<64x32xf32>, %out:
 #og = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 // A matrix product over a dynamic number of tokens, K innermost (prefill's
-// projections): inside each 8 x 32 cache tile, register blocks of 4 tokens
+// projections): inside each 32 x 32 cache tile, register blocks of 4 tokens
 // x 4 rows (each widened weight vector serves 4 tokens, each token's vector
 // 4 rows). The tile's tokens are peeled: full blocks of 4 have static
 // shapes (no masks), the last partial block runs a token at a time.
 // CHECK-LABEL: func @gemm_token_blocks
-// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %c64) step (%c8, %c32)
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%{{.*}}, %c64) step (%c32, %c32)
 // CHECK: %[[FULL:.*]] = affine.apply
 // CHECK: scf.for %{{.*}} = %c0 to %[[FULL]] step %c4
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c4
