@@ -21,8 +21,8 @@ With `$HUB_CHECKPOINTS/<model>/` (tools/hub/make_hub_checkpoints.py: a random
 tiny checkpoint and Hugging Face's outputs on it), the model is built against
 that checkpoint with the generics its hub-check.json records, and the runs
 column runs the `[source] entry` on the recorded inputs through linnet-run and
-compares with the reference at f32 (max|err| <= 1e-3 x (1 + max|ref|), and the
-same top-1 along the last axis).
+compares with the reference at f32 (max|err| <= 1e-3 x (1 + max|ref|); for an
+output hub-check.json calls logits, also the same top-1 along the last axis).
 """
 
 import argparse
@@ -261,15 +261,17 @@ def build(linnet, model, outdir):
         result.text = "ok" if not checkpoint else "ok (checkpoint)"
     else:
         result.text = build_error(code, out, err, checkpoint)
-        entry = (hub_meta(checkpoint) or {}).get("entry")
-        if checkpoint and entry:
-            # The run column still wants the checked entry: build it alone.
-            code, out, err = attempt(result.target, ["--entry", entry])
+        meta = hub_meta(checkpoint) or {}
+        entries = meta.get("entries") or ([meta["entry"]] if meta.get("entry") else [])
+        if checkpoint and entries:
+            # The run column still wants the checked entries: build them alone.
+            code, out, err = attempt(result.target, [w for e in entries for w in ("--entry", e)])
+            shown = ", ".join(f"`{e}`" for e in entries)
             if code == 0:
                 result.artifact = artifact
-                result.notes.append(f"run: `{entry}` built alone")
+                result.notes.append(f"run: {shown} built alone")
             else:
-                result.notes.append(f"`--entry {entry}` alone: " + build_error(code, out, err, checkpoint))
+                result.notes.append(f"{shown} alone: " + build_error(code, out, err, checkpoint))
     if result.notes:
         result.text += " [" + "; ".join(result.notes) + "]"
     return result
@@ -314,9 +316,10 @@ def linnet_run_of(linnet):
     return [os.path.join(os.path.dirname(linnet[0]), "linnet-run")]
 
 
-def compare(shape, out, ref):
+def compare(shape, out, ref, top1=True):
     """(ok, text) for one float output at the parity bar: max|err| <= 1e-3 x
-    (1 + max|ref|), and the top-1 of each last-axis row agrees."""
+    (1 + max|ref|), and (`top1`: logits) the top-1 of each last-axis row
+    agrees."""
     if len(out) != len(ref):
         return False, f"{len(out)} values, the reference has {len(ref)}"
     err = max((abs(a - b) for a, b in zip(out, ref)), default=0.0)
@@ -327,7 +330,7 @@ def compare(shape, out, ref):
     n = shape[-1] if shape else 1
     rows = len(ref) // n if n else 0
     differ = 0
-    for r in range(rows):
+    for r in range(rows if top1 else 0):
         a = out[r * n:(r + 1) * n]
         b = ref[r * n:(r + 1) * n]
         if max(range(n), key=a.__getitem__) != max(range(n), key=b.__getitem__):
@@ -335,7 +338,8 @@ def compare(shape, out, ref):
     if any(v != v for v in out):
         return False, "NaN in the output"
     if err > bar:
-        return False, f"max err {err:.3g} > {bar:.3g} (max|ref| {peak:.3g}), top-1 differs at {differ}/{rows}"
+        tops = f", top-1 differs at {differ}/{rows}" if top1 else ""
+        return False, f"max err {err:.3g} > {bar:.3g} (max|ref| {peak:.3g}){tops}"
     if differ:
         return False, f"max err {err:.3g}, but top-1 differs at {differ}/{rows} rows"
     return True, f"max err {err:.2g}"
@@ -378,7 +382,9 @@ def run_model(linnet, model, built, outdir=None):
         rshape, rvalues = want[name]
         if shape != rshape:
             return f"FAIL: output `{name}` has shape {shape}, the reference {rshape}"
-        good, text = compare(shape, values, rvalues)
+        good, text = compare(shape, values, rvalues, spec.get("kind") == "logits")
+        if len(meta.get("outputs") or []) > 1:
+            text = f"{spec.get('entry', name)}: {text}"
         ok &= good
         texts.append(text)
     return ("ok (" if ok else "FAIL: ") + "; ".join(texts) + (")" if ok else "")

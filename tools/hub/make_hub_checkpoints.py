@@ -256,6 +256,409 @@ def make_one(name, spec, pkg: Path, out: Path, seed):
           f"max|ref| {out_t.abs().max().item():.3g}", flush=True)
 
 
+# ---------------------------------------------------------------------------
+# Models that are not decoder LLMs (encoders, vision, ...): MODULE_SPECS.
+#
+# Each spec gives the Hugging Face class and a tiny config that agrees with
+# what the package's source fixes, the root generics to `--bind`, how HF's
+# tensor names become the checkpoint's, and the calls: the entry, its
+# arguments (int tokens as JSON lists, float inputs as .npy beside calls.json)
+# and HF's outputs for them. Names: a package with a bindings.json reads the
+# names it lists (HF's own, the published checkpoint's), so `names` is None
+# there and the tensors keep HF's names; a package without one reads its own
+# parameter paths, and `names` maps HF's names onto them: (regex, replacement)
+# pairs, the first that matches the whole name wins, a replacement None drops
+# the tensor (HF holds it, the package does not read it). A name no rule
+# matches is an error here, and a package path left unbound is linnet's E5103.
+# `kind` of an output: "logits" (class or token scores: check_hub.py also
+# compares the top-1 of each last-axis row) or "features" (no top-1).
+
+IMAGE = 32     # tiny images: 32 x 32 (ResNet needs Height % 32 == 0), patch 8
+
+
+def bert_names(prefix=""):
+    """HF BertModel/RobertaModel names -> the hub's bert/roberta/minilm paths."""
+    L = prefix + r"encoder\.layer\.(\d+)\."
+    return [
+        (prefix + r"embeddings\.(word|position|token_type)_embeddings\.weight", r"embeddings.\1_embeddings"),
+        (prefix + r"embeddings\.LayerNorm\.(weight|bias)", r"embeddings.norm.\1"),
+        (L + r"attention\.self\.(query|key|value)\.(weight|bias)", r"layers.\1.attention.\2.\3"),
+        (L + r"attention\.output\.dense\.(weight|bias)", r"layers.\1.attention.out.\2"),
+        (L + r"attention\.output\.LayerNorm\.(weight|bias)", r"layers.\1.attention_norm.\2"),
+        (L + r"intermediate\.dense\.(weight|bias)", r"layers.\1.up.\2"),
+        (L + r"output\.dense\.(weight|bias)", r"layers.\1.down.\2"),
+        (L + r"output\.LayerNorm\.(weight|bias)", r"layers.\1.output_norm.\2"),
+        (prefix + r"pooler\.dense\.(weight|bias)", r"pooler.dense.\1"),
+    ]
+
+
+def vit_names(prefix, layer_rules):
+    """HF ViT/DINOv2 names -> the hub's vit/dinov2 paths (patch embedding,
+    class token, positions, `layer_rules` for each encoder layer)."""
+    E = prefix + r"embeddings\."
+    L = prefix + r"encoder\.layer\.(\d+)\."
+    rules = [
+        (E + r"patch_embeddings\.projection\.weight", "patch_weight"),
+        (E + r"patch_embeddings\.projection\.bias", "patch_bias"),
+        (E + r"cls_token", "class_token"),
+        (E + r"position_embeddings", "positions"),
+        (E + r"mask_token", None),              # DINOv2's masked-image-modeling token
+        (L + r"attention\.attention\.(query|key|value)\.(weight|bias)", r"layers.\1.attention.\2.\3"),
+        (L + r"attention\.output\.dense\.(weight|bias)", r"layers.\1.attention.out.\2"),
+        (prefix + r"layernorm\.(weight|bias)", r"norm.\1"),
+    ]
+    return rules + [(L + a, r"layers.\1." + b) for a, b in layer_rules]
+
+
+def siglip_layer_names(tower, to):
+    L = tower + r"\.encoder\.layers\.(\d+)\."
+    return [
+        (L + r"layer_norm([12])\.(weight|bias)", to + r".\1.norm\2.\3"),
+        (L + r"self_attn\.q_proj\.(weight|bias)", to + r".\1.attention.query.\2"),
+        (L + r"self_attn\.k_proj\.(weight|bias)", to + r".\1.attention.key.\2"),
+        (L + r"self_attn\.v_proj\.(weight|bias)", to + r".\1.attention.value.\2"),
+        (L + r"self_attn\.out_proj\.(weight|bias)", to + r".\1.attention.out.\2"),
+        (L + r"mlp\.fc1\.(weight|bias)", to + r".\1.mlp.up.\2"),
+        (L + r"mlp\.fc2\.(weight|bias)", to + r".\1.mlp.down.\2"),
+    ]
+
+
+def resnet18_names():
+    """HF ResNet (basic layers, depths 2-2-2-2) -> the hub's resnet-18 paths:
+    stage 0 is two plain blocks, stages 1-3 a strided block (with shortcut)
+    and a plain one."""
+    S = r"resnet\.encoder\.stages\."
+    CN = r"(convolution\.weight|normalization\.(?:weight|bias|running_mean|running_var))"
+
+    def cn(path):   # HF's conv + norm pair -> the package's ConvNorm
+        return lambda m: path.format(*m.groups()[:-1]) + "." + (
+            "convolution.weight" if m.groups()[-1] == "convolution.weight"
+            else m.groups()[-1].split(".")[1])
+    return [
+        (r"resnet\.embedder\.embedder\." + CN, cn("stem")),
+        (S + r"0\.layers\.0\.layer\.0\." + CN, cn("stage_0_first.first")),
+        (S + r"0\.layers\.0\.layer\.1\." + CN, cn("stage_0_first.second")),
+        (S + r"0\.layers\.1\.layer\.0\." + CN, cn("stage_0_second.first")),
+        (S + r"0\.layers\.1\.layer\.1\." + CN, cn("stage_0_second.second")),
+        (S + r"([123])\.layers\.0\.layer\.0\." + CN, cn("stage_{0}.down.first")),
+        (S + r"([123])\.layers\.0\.layer\.1\." + CN, cn("stage_{0}.down.second")),
+        (S + r"([123])\.layers\.0\.shortcut\." + CN, cn("stage_{0}.down.shortcut")),
+        (S + r"([123])\.layers\.1\.layer\.0\." + CN, cn("stage_{0}.rest.first")),
+        (S + r"([123])\.layers\.1\.layer\.1\." + CN, cn("stage_{0}.rest.second")),
+        (r"classifier\.1\.(weight|bias)", r"classifier.\1"),
+    ]
+
+
+def tokens(g, B, S, low=0, high=VOCAB):
+    import torch
+    return torch.randint(low, high, (B, S), generator=g, dtype=torch.int64)
+
+
+def image(g, B, C=3, H=IMAGE, W=IMAGE):
+    import torch
+    return torch.randn(B, C, H, W, generator=g, dtype=torch.float32)
+
+
+def bert_calls(pool_entry):
+    """forward (the last hidden state), and the package's pooled entry: BERT's
+    pooler (`pool`) or sentence-transformers' mean + L2 norm (`embed`)."""
+    def calls(model, g):
+        import torch
+        t = tokens(g, 2, 8, low=3)      # RoBERTa: no pad id 1, so positions run 2, 3, ...
+        types = torch.zeros_like(t) if model.config.type_vocab_size == 1 else \
+            torch.randint(0, model.config.type_vocab_size, t.shape, generator=g)
+        out = model(input_ids=t, token_type_ids=types)
+        args = {"tokens": t, "token_types": types}
+        result = [("forward", args, out.last_hidden_state, "features")]
+        if pool_entry == "pool":
+            result.append(("pool", args, out.pooler_output, "features"))
+        elif pool_entry == "embed":
+            mean = out.last_hidden_state.mean(dim=1)
+            result.append(("embed", args, torch.nn.functional.normalize(mean, dim=-1), "features"))
+        return result
+    return calls
+
+
+def bert_config(T, **kw):
+    base = dict(vocab_size=VOCAB, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                intermediate_size=128, max_position_embeddings=MAX_SEQ, type_vocab_size=2,
+                layer_norm_eps=1e-12, hidden_act="gelu", hidden_dropout_prob=0.0,
+                attention_probs_dropout_prob=0.0, position_embedding_type="absolute")
+    base.update(kw)
+    return (T.RobertaConfig if kw.get("roberta") else T.BertConfig)(
+        **{k: v for k, v in base.items() if k != "roberta"})
+
+
+def bert_generics(TypeVocab=2, MaxPositions=MAX_SEQ):
+    return dict(Vocab=VOCAB, MaxPositions=MaxPositions, TypeVocab=TypeVocab, D=64, Heads=4,
+                Inner=128, Layers=2, T="f32")
+
+
+MODULE_SPECS = {
+    "bert-base-uncased": dict(
+        hf_class="BertModel",
+        config=lambda T: bert_config(T),
+        generics=bert_generics(),
+        names=bert_names(),
+        calls=bert_calls("pool"),
+        note="BERT: post-norm, LayerNorm eps 1e-12, erf GELU, token types, pooler (tanh)"),
+    "all-MiniLM-L6-v2": dict(
+        hf_class="BertModel",
+        config=lambda T: bert_config(T),
+        generics=bert_generics(),
+        names=[(r"pooler\..*", None)] + bert_names(),   # sentence-transformers reads no pooler
+        calls=bert_calls("embed"),
+        note="BERT (no pooler) + sentence-transformers mean pooling and L2 norm"),
+    "roberta-base": dict(
+        hf_class="RobertaModel",
+        config=lambda T: bert_config(T, roberta=True, max_position_embeddings=MAX_SEQ + 2,
+                                     type_vocab_size=1, layer_norm_eps=1e-5, pad_token_id=1,
+                                     bos_token_id=0, eos_token_id=2),
+        generics=bert_generics(TypeVocab=1, MaxPositions=MAX_SEQ + 2),
+        names=[(r"pooler\..*", None)] + bert_names(),
+        calls=bert_calls(None),
+        note="RoBERTa: positions from 2 (pad id 1, not in the tokens), eps 1e-5, one token type"),
+    "vit-base-patch16-224": dict(
+        hf_class="ViTForImageClassification",
+        config=lambda T: T.ViTConfig(image_size=IMAGE, patch_size=8, num_channels=3, hidden_size=64,
+                                     num_hidden_layers=2, num_attention_heads=4,
+                                     intermediate_size=128, hidden_act="gelu",
+                                     layer_norm_eps=1e-12, qkv_bias=True, num_labels=10,
+                                     hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0),
+        generics=dict(Height=IMAGE, Width=IMAGE, Channels=3, Patch=8, D=64, Heads=4, Inner=128,
+                      Layers=2, Classes=10, T="f32"),
+        names=vit_names(r"vit\.", [(r"layernorm_before\.(weight|bias)", r"norm_before.\2"),
+                                   (r"layernorm_after\.(weight|bias)", r"norm_after.\2"),
+                                   (r"intermediate\.dense\.(weight|bias)", r"up.\2"),
+                                   (r"output\.dense\.(weight|bias)", r"down.\2")])
+        + [(r"classifier\.(weight|bias)", r"head.\1")],
+        calls=lambda model, g: [("forward", {"image": (x := image(g, 2))},
+                                 model(pixel_values=x).logits, "logits")],
+        note="ViT: pre-norm, eps 1e-12, erf GELU, class-token head; image 32, patch 8"),
+    "dinov2-base": dict(
+        hf_class="Dinov2Model",
+        config=lambda T: T.Dinov2Config(image_size=IMAGE, patch_size=8, num_channels=3,
+                                        hidden_size=64, num_hidden_layers=2,
+                                        num_attention_heads=4, mlp_ratio=2, hidden_act="gelu",
+                                        layer_norm_eps=1e-6, layerscale_value=1.0,
+                                        use_swiglu_ffn=False, qkv_bias=True,
+                                        hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                                        drop_path_rate=0.0),
+        generics=dict(Height=IMAGE, Width=IMAGE, Channels=3, Patch=8, D=64, Heads=4, Inner=128,
+                      Layers=2, T="f32"),
+        names=vit_names("", [(r"norm([12])\.(weight|bias)", r"norm\2.\3"),
+                             (r"layer_scale([12])\.lambda1", r"layer_scale\2.lambda1"),
+                             (r"mlp\.fc1\.(weight|bias)", r"up.\2"),
+                             (r"mlp\.fc2\.(weight|bias)", r"down.\2")]),
+        calls=lambda model, g: [("forward", {"image": (x := image(g, 2))},
+                                 model(pixel_values=x).last_hidden_state, "features")],
+        note="DINOv2: layer scale, eps 1e-6, erf GELU, positions at the trained grid (no "
+             "interpolation); image 32, patch 8"),
+    "siglip-base-patch16-224": dict(
+        hf_class="SiglipModel",
+        config=lambda T: T.SiglipConfig(
+            vision_config=dict(image_size=IMAGE, patch_size=8, num_channels=3, hidden_size=64,
+                               num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+                               hidden_act="gelu_pytorch_tanh", layer_norm_eps=1e-6),
+            text_config=dict(vocab_size=VOCAB, hidden_size=64, num_hidden_layers=2,
+                             num_attention_heads=4, intermediate_size=128,
+                             max_position_embeddings=8, hidden_act="gelu_pytorch_tanh",
+                             layer_norm_eps=1e-6, projection_size=64)),
+        generics=dict(Height=IMAGE, Width=IMAGE, Channels=3, Patch=8, VisionD=64, VisionHeads=4,
+                      VisionInner=128, VisionLayers=2, Vocab=VOCAB, MaxPositions=8, TextD=64,
+                      TextHeads=4, TextInner=128, TextLayers=2, T="f32"),
+        names=siglip_layer_names(r"vision_model", "vision_layers")
+        + siglip_layer_names(r"text_model", "text_layers") + [
+            (r"vision_model\.embeddings\.patch_embedding\.weight", "patch_weight"),
+            (r"vision_model\.embeddings\.patch_embedding\.bias", "patch_bias"),
+            (r"vision_model\.embeddings\.position_embedding\.weight", "vision_positions"),
+            (r"vision_model\.post_layernorm\.(weight|bias)", r"vision_post_norm.\1"),
+            (r"vision_model\.head\.probe", "vision_head.probe"),
+            (r"vision_model\.head\.attention\.in_proj_(weight|bias)", r"vision_head.in_proj_\1"),
+            (r"vision_model\.head\.attention\.out_proj\.(weight|bias)", r"vision_head.out.\1"),
+            (r"vision_model\.head\.layernorm\.(weight|bias)", r"vision_head.norm.\1"),
+            (r"vision_model\.head\.mlp\.fc1\.(weight|bias)", r"vision_head.mlp.up.\1"),
+            (r"vision_model\.head\.mlp\.fc2\.(weight|bias)", r"vision_head.mlp.down.\1"),
+            (r"text_model\.embeddings\.token_embedding\.weight", "token_embedding"),
+            (r"text_model\.embeddings\.position_embedding\.weight", "text_positions"),
+            (r"text_model\.final_layer_norm\.(weight|bias)", r"text_final_norm.\1"),
+            (r"text_model\.head\.(weight|bias)", r"text_head.\1"),
+            (r"logit_(scale|bias)", r"logit_\1"),
+        ],
+        calls=lambda model, g: (lambda x, t: [
+            ("image_features", {"image": x}, model.get_image_features(pixel_values=x), "features"),
+            ("text_features", {"tokens": t}, model.get_text_features(input_ids=t), "features"),
+            ("similarity", {"image": x, "tokens": t},
+             model(pixel_values=x, input_ids=t).logits_per_text, "features"),
+        ])(image(g, 2), tokens(g, 3, 8)),
+        note="SigLIP: tanh GELU, eps 1e-6, attention-pool head, last-token text head; "
+             "image 32, patch 8, text length 8"),
+    "resnet-18": dict(
+        hf_class="ResNetForImageClassification",
+        config=lambda T: T.ResNetConfig(num_channels=3, embedding_size=64,
+                                        hidden_sizes=[64, 128, 256, 512], depths=[2, 2, 2, 2],
+                                        layer_type="basic", hidden_act="relu",
+                                        downsample_in_first_stage=False, num_labels=10),
+        generics=dict(Height=IMAGE, Width=IMAGE, Classes=10, T="f32"),
+        names=resnet18_names() + [(r".*num_batches_tracked", None)],
+        calls=lambda model, g: [("forward", {"image": (x := image(g, 2))},
+                                 model(pixel_values=x).logits, "logits")],
+        note="ResNet-18 (widths fixed in the source): BatchNorm eps 1e-5, image 32, 10 classes"),
+    "resnet-50": dict(
+        hf_class="ResNetForImageClassification",
+        config=lambda T: T.ResNetConfig(num_channels=3, embedding_size=64,
+                                        hidden_sizes=[256, 512, 1024, 2048], depths=[3, 4, 6, 3],
+                                        layer_type="bottleneck", hidden_act="relu",
+                                        downsample_in_first_stage=False,
+                                        downsample_in_bottleneck=False, num_labels=10),
+        generics=dict(Height=IMAGE, Width=IMAGE, Classes=10, T="f32"),
+        names=None,                               # bindings.json: HF's names
+        drop=[r".*num_batches_tracked"],
+        calls=lambda model, g: [("forward", {"image": (x := image(g, 1))},
+                                 model(pixel_values=x).logits, "logits")],
+        note="ResNet-50 v1.5 (stride in the 3x3; widths fixed in the source): image 32, "
+             "10 classes"),
+}
+
+
+def rename(name, rules):
+    """The checkpoint name of HF tensor `name` by `rules`, None to drop it;
+    raises when no rule matches."""
+    for pattern, repl in rules:
+        m = re.fullmatch(pattern, name)
+        if m:
+            if repl is None:
+                return None
+            return repl(m) if callable(repl) else m.expand(repl)
+    raise SystemExit(f"no checkpoint name for HF tensor `{name}`")
+
+
+def random_module_state(model, seed):
+    """Random weights by the kind of module that owns each tensor: norms
+    1 +- 0.2 with biases N(0, 0.1), running statistics mean N(0, 0.2) and
+    variance U(0.5, 1.5); linear, convolution and attention projections
+    N(0, 1/fan_in); embeddings N(0, 1); anything else (class tokens,
+    positions, layer scales, probes, logit scale) N(0, 0.5) for a tensor and
+    U(0.5, 1.5) for a layer scale. Rounded to bf16."""
+    import torch
+    g = torch.Generator().manual_seed(seed)
+    owner = {}
+    for mname, mod in model.named_modules():
+        for pname, _ in list(mod.named_parameters(recurse=False)) + list(mod.named_buffers(recurse=False)):
+            owner[f"{mname}.{pname}" if mname else pname] = (mod, pname)
+
+    def n(shape, std):
+        return torch.randn(*shape, generator=g) * std
+
+    def u(shape, lo, hi):
+        return lo + (hi - lo) * torch.rand(*shape, generator=g)
+
+    sd = {}
+    for name, t in model.state_dict().items():
+        shape = tuple(t.shape)
+        mod, pname = owner.get(name, (None, name.rsplit(".", 1)[-1]))
+        kind = type(mod).__name__ if mod is not None else ""
+        if not t.is_floating_point():
+            sd[name] = t
+            continue
+        if "Norm" in kind or isinstance(mod, (torch.nn.LayerNorm, torch.nn.GroupNorm)):
+            v = {"weight": lambda: u(shape, 0.8, 1.2), "bias": lambda: n(shape, 0.1),
+                 "running_mean": lambda: n(shape, 0.2),
+                 "running_var": lambda: u(shape, 0.5, 1.5)}[pname]()
+        elif isinstance(mod, (torch.nn.Linear, torch.nn.Conv1d, torch.nn.Conv2d,
+                              torch.nn.MultiheadAttention)) and pname.endswith("weight") or \
+                pname == "in_proj_weight":
+            fan_in = math.prod(shape[1:])
+            v = n(shape, 1.0 / math.sqrt(fan_in))
+        elif pname.endswith("bias") and len(shape) == 1 and kind != "":
+            v = n(shape, 0.1)
+        elif isinstance(mod, torch.nn.Embedding):
+            v = n(shape, 1.0)
+        elif pname == "lambda1":
+            v = u(shape, 0.5, 1.5)
+        elif pname == "logit_scale":
+            v = torch.full(shape, 1.0)
+        elif pname == "logit_bias":
+            v = torch.full(shape, -1.0)
+        else:
+            v = n(shape, 0.5)
+        sd[name] = v
+    return {k: (v.to(torch.bfloat16) if v.is_floating_point() else v) for k, v in sd.items()}
+
+
+def make_module(name, spec, pkg: Path, out: Path, seed):
+    import numpy as np
+    import torch
+    import transformers
+    from safetensors.torch import save_file
+
+    cfg = spec["config"](transformers)
+    cfg.architectures = [spec["hf_class"]]
+    torch.manual_seed(seed)
+    cls = getattr(transformers, spec["hf_class"])
+    model = cls._from_config(cfg, attn_implementation="eager")
+    sd = random_module_state(model, seed)
+    missing, unexpected = model.load_state_dict(
+        {k: (v.float() if v.is_floating_point() else v) for k, v in sd.items()}, strict=False)
+    assert not missing and not unexpected, (missing, unexpected)
+    model = model.float().eval()
+
+    # The checkpoint: bf16 tensors under the names the package reads.
+    tensors = {}
+    for k, v in model.state_dict().items():
+        if any(re.fullmatch(p, k) for p in spec.get("drop", [])):
+            continue
+        to = rename(k, spec["names"]) if spec.get("names") is not None else k
+        if to is not None:
+            if to in tensors:
+                raise SystemExit(f"{name}: two HF tensors named `{to}`")
+            tensors[to] = v.detach().to(torch.bfloat16).contiguous()
+    if spec.get("names") is None:   # bindings.json's names: each must exist
+        bound = set(json.loads((pkg / "bindings.json").read_text()).values())
+        absent = sorted(bound - set(tensors))
+        if absent:
+            raise SystemExit(f"{name}: bindings.json names tensors HF does not hold: {absent[:5]}")
+    ck = out / name
+    if ck.exists():
+        shutil.rmtree(ck)
+    ck.mkdir(parents=True)
+    cfg.save_pretrained(ck)
+    save_file(tensors, ck / "model.safetensors", metadata={"format": "pt"})
+
+    # The reference: bf16 weights (upcast: the model above holds them in f32),
+    # HF in f32, eager attention.
+    g = torch.Generator().manual_seed(seed + 1)
+    with torch.no_grad():
+        calls = spec["calls"](model, g)
+    refs, outputs, jcalls = {}, [], []
+    for i, (entry, args, result, kind) in enumerate(calls):
+        jargs = {}
+        for arg, value in args.items():
+            if value.is_floating_point():
+                f = f"{i}.{arg}.npy"
+                np.save(ck / f, value.float().numpy())
+                jargs[arg] = "@" + f
+            else:
+                jargs[arg] = value.to(torch.int32).tolist()
+        jcalls.append({"entry": entry, "args": jargs})
+        parts = result if isinstance(result, (tuple, list)) else [result]
+        for j, part in enumerate(parts):
+            key = f"{i}" if len(parts) == 1 and not isinstance(result, (tuple, list)) else f"{i}.{j}"
+            refs[key] = part.detach().float().contiguous()
+            outputs.append({"name": key, "entry": entry, "shape": list(part.shape), "kind": kind})
+    save_file(refs, ck / "reference.safetensors")
+    (ck / "calls.json").write_text(json.dumps({"calls": jcalls}) + "\n")
+    meta = {"model": name, "hf_class": spec["hf_class"], "entry": calls[0][0],
+            "entries": sorted({c[0] for c in calls}), "bind": spec["generics"],
+            "note": spec["note"], "outputs": outputs,
+            "reference": "reference.safetensors", "calls": "calls.json",
+            "transformers": transformers.__version__, "torch": torch.__version__}
+    (ck / "hub-check.json").write_text(json.dumps(meta, indent=1) + "\n")
+    peaks = ", ".join(f"{o['entry']} {o['shape']} max|ref| {refs[o['name']].abs().max().item():.3g}"
+                      for o in outputs)
+    print(f"  {name}: {spec['hf_class']}, {len(tensors)} tensors; {peaks}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("hub")
@@ -265,13 +668,19 @@ def main():
     hub, out = Path(args.hub), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     only = {s for s in args.only.split(",") if s}
-    for i, (name, spec) in enumerate(sorted(SPECS.items())):
+    unknown = only - set(SPECS) - set(MODULE_SPECS)
+    if unknown:
+        raise SystemExit(f"no spec for {sorted(unknown)}")
+    # Decoders keep their seeds (3000 + i); the other models follow.
+    todo = [(name, spec, make_one) for name, spec in sorted(SPECS.items())]
+    todo += [(name, spec, make_module) for name, spec in sorted(MODULE_SPECS.items())]
+    for i, (name, spec, make) in enumerate(todo):
         if only and name not in only:
             continue
         if not (hub / name).is_dir():
             print(f"  {name}: not in {hub}, skipped", flush=True)
             continue
-        make_one(name, spec, hub / name, out, seed=3000 + i)
+        make(name, spec, hub / name, out, seed=3000 + i)
     return 0
 
 
