@@ -394,24 +394,90 @@ def bert_generics(TypeVocab=2, MaxPositions=MAX_SEQ):
                 Inner=128, Layers=2, T="f32")
 
 
+def array_lengths(bindings_path: Path):
+    """{array: length} for every `<array>.N.` the package's bindings.json names
+    (the hub lists each element, and an element past the bound length is
+    E5102, so the tiny checkpoint has as many)."""
+    keys = json.loads(bindings_path.read_text())
+    out = {}
+    for k in keys:
+        for m in re.finditer(r"(?:^|\.)([A-Za-z_]+)\.(\d+)\.", k):
+            out[m.group(1)] = max(out.get(m.group(1), 0), int(m.group(2)) + 1)
+    return out
+
+
+def whisper_names():
+    """HF Whisper names -> the hub's whisper-tiny paths (whisper-large-v3
+    lists the same mapping in its bindings.json)."""
+    E, D = r"model\.encoder\.", r"model\.decoder\."
+    layer = [(r"(self_attn|encoder_attn)\.([qkv]|out)_proj\.(weight|bias)", r".\2.\3_proj.\4"),
+             (r"(self_attn_layer_norm|encoder_attn_layer_norm|final_layer_norm)\.(weight|bias)",
+              r".\2.\3"),
+             (r"(fc[12])\.(weight|bias)", r".mlp.\2.\3")]
+    rules = [(E + r"conv([12])\.(weight|bias)", r"conv\1_\2"),
+             (E + r"embed_positions\.weight", "encoder_positions"),
+             (E + r"layer_norm\.(weight|bias)", r"encoder_norm.\1"),
+             (D + r"embed_tokens\.weight", "token_embedding"),
+             (D + r"embed_positions\.weight", "decoder_positions"),
+             (D + r"layer_norm\.(weight|bias)", r"decoder_norm.\1"),
+             (r"proj_out\.weight", None)]          # tied to the token embedding
+    for side, to in ((E, "encoder_layers"), (D, "decoder_layers")):
+        rules += [(side + r"layers\.(\d+)\." + a, to + r".\1" + b) for a, b in layer]
+    return rules
+
+
+def whisper_config(T, layers=(2, 2)):
+    return T.WhisperConfig(vocab_size=VOCAB, num_mel_bins=8, d_model=64, encoder_layers=layers[0],
+                           decoder_layers=layers[1], encoder_attention_heads=4,
+                           decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,
+                           max_source_positions=8, max_target_positions=16,
+                           activation_function="gelu", dropout=0.0, attention_dropout=0.0,
+                           activation_dropout=0.0, scale_embedding=False,
+                           tie_word_embeddings=True, pad_token_id=0, bos_token_id=1,
+                           eos_token_id=2, decoder_start_token_id=1)
+
+
+def whisper_calls(stateful):
+    """encode (a random mel of the config's 2 x max_source_positions frames),
+    decode (tokens against that encoding: the logits), and with `stateful`
+    the cached path: listen, prefill (the last row's logits), step."""
+    def calls(model, g):
+        import torch
+        cfg = model.config
+        mel = torch.randn(1, cfg.num_mel_bins, 2 * cfg.max_source_positions, generator=g)
+        t = tokens(g, 1, 6)
+        audio = model.model.encoder(input_features=mel).last_hidden_state
+        logits = model(input_features=mel, decoder_input_ids=t).logits
+        out = [("encode", {"mel": mel}, audio, "features"),
+               ("decode", {"tokens": t, "audio": audio}, logits, "logits")]
+        if stateful:
+            nxt = tokens(g, 1, 1)
+            longer = model(input_features=mel, decoder_input_ids=torch.cat([t, nxt], 1)).logits
+            out += [("listen", {"mel": mel}, audio, "features"),
+                    ("prefill", {"tokens": t}, logits[:, -1, :], "logits"),
+                    ("step", {"token": nxt, "pos": t.shape[1]}, longer[:, -1, :], "logits")]
+        return out
+    return calls
+
+
 MODULE_SPECS = {
     "bert-base-uncased": dict(
         hf_class="BertModel",
-        config=lambda T: bert_config(T),
+        config=lambda T, b: bert_config(T),
         generics=bert_generics(),
         names=bert_names(),
         calls=bert_calls("pool"),
         note="BERT: post-norm, LayerNorm eps 1e-12, erf GELU, token types, pooler (tanh)"),
     "all-MiniLM-L6-v2": dict(
         hf_class="BertModel",
-        config=lambda T: bert_config(T),
+        config=lambda T, b: bert_config(T),
         generics=bert_generics(),
         names=[(r"pooler\..*", None)] + bert_names(),   # sentence-transformers reads no pooler
         calls=bert_calls("embed"),
         note="BERT (no pooler) + sentence-transformers mean pooling and L2 norm"),
     "roberta-base": dict(
         hf_class="RobertaModel",
-        config=lambda T: bert_config(T, roberta=True, max_position_embeddings=MAX_SEQ + 2,
+        config=lambda T, b: bert_config(T, roberta=True, max_position_embeddings=MAX_SEQ + 2,
                                      type_vocab_size=1, layer_norm_eps=1e-5, pad_token_id=1,
                                      bos_token_id=0, eos_token_id=2),
         generics=bert_generics(TypeVocab=1, MaxPositions=MAX_SEQ + 2),
@@ -420,8 +486,8 @@ MODULE_SPECS = {
         note="RoBERTa: positions from 2 (pad id 1, not in the tokens), eps 1e-5, one token type"),
     "vit-base-patch16-224": dict(
         hf_class="ViTForImageClassification",
-        config=lambda T: T.ViTConfig(image_size=IMAGE, patch_size=8, num_channels=3, hidden_size=64,
-                                     num_hidden_layers=2, num_attention_heads=4,
+        config=lambda T, b: T.ViTConfig(image_size=IMAGE, patch_size=8, num_channels=3,
+                                     hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
                                      intermediate_size=128, hidden_act="gelu",
                                      layer_norm_eps=1e-12, qkv_bias=True, num_labels=10,
                                      hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0),
@@ -437,7 +503,7 @@ MODULE_SPECS = {
         note="ViT: pre-norm, eps 1e-12, erf GELU, class-token head; image 32, patch 8"),
     "dinov2-base": dict(
         hf_class="Dinov2Model",
-        config=lambda T: T.Dinov2Config(image_size=IMAGE, patch_size=8, num_channels=3,
+        config=lambda T, b: T.Dinov2Config(image_size=IMAGE, patch_size=8, num_channels=3,
                                         hidden_size=64, num_hidden_layers=2,
                                         num_attention_heads=4, mlp_ratio=2, hidden_act="gelu",
                                         layer_norm_eps=1e-6, layerscale_value=1.0,
@@ -456,7 +522,7 @@ MODULE_SPECS = {
              "interpolation); image 32, patch 8"),
     "siglip-base-patch16-224": dict(
         hf_class="SiglipModel",
-        config=lambda T: T.SiglipConfig(
+        config=lambda T, b: T.SiglipConfig(
             vision_config=dict(image_size=IMAGE, patch_size=8, num_channels=3, hidden_size=64,
                                num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
                                hidden_act="gelu_pytorch_tanh", layer_norm_eps=1e-6),
@@ -495,7 +561,7 @@ MODULE_SPECS = {
              "image 32, patch 8, text length 8"),
     "resnet-18": dict(
         hf_class="ResNetForImageClassification",
-        config=lambda T: T.ResNetConfig(num_channels=3, embedding_size=64,
+        config=lambda T, b: T.ResNetConfig(num_channels=3, embedding_size=64,
                                         hidden_sizes=[64, 128, 256, 512], depths=[2, 2, 2, 2],
                                         layer_type="basic", hidden_act="relu",
                                         downsample_in_first_stage=False, num_labels=10),
@@ -506,7 +572,7 @@ MODULE_SPECS = {
         note="ResNet-18 (widths fixed in the source): BatchNorm eps 1e-5, image 32, 10 classes"),
     "resnet-50": dict(
         hf_class="ResNetForImageClassification",
-        config=lambda T: T.ResNetConfig(num_channels=3, embedding_size=64,
+        config=lambda T, b: T.ResNetConfig(num_channels=3, embedding_size=64,
                                         hidden_sizes=[256, 512, 1024, 2048], depths=[3, 4, 6, 3],
                                         layer_type="bottleneck", hidden_act="relu",
                                         downsample_in_first_stage=False,
@@ -518,6 +584,46 @@ MODULE_SPECS = {
                                  model(pixel_values=x).logits, "logits")],
         note="ResNet-50 v1.5 (stride in the 3x3; widths fixed in the source): image 32, "
              "10 classes"),
+    "modernbert-base": dict(
+        hf_class="ModernBertForMaskedLM",         # the names bindings.json lists (`model.`)
+        config=lambda T, b: T.ModernBertConfig(
+            vocab_size=VOCAB, hidden_size=64, intermediate_size=64, num_attention_heads=4,
+            num_hidden_layers=b["Layers"], max_position_embeddings=MAX_SEQ, norm_eps=1e-5,
+            norm_bias=False, attention_bias=False, mlp_bias=False, hidden_activation="gelu",
+            global_rope_theta=160000.0, local_rope_theta=10000.0, local_attention=4,
+            global_attn_every_n_layers=3, attention_dropout=0.0, embedding_dropout=0.0,
+            mlp_dropout=0.0, pad_token_id=0, bos_token_id=1, eos_token_id=2, cls_token_id=1,
+            sep_token_id=2, mask_token_id=3, reference_compile=False),
+        # Layers: the first layer and Period per cycle, as many cycles as bindings.json lists.
+        generics=dict(Vocab=VOCAB, D=64, Heads=4, Inner=64,
+                      Layers=lambda n: 1 + 3 * n["cycles"], Window=4, Period=3, T="f32"),
+        names=None,
+        drop=[r"head\..*", r"decoder\..*"],       # the masked-LM head: not in the package
+        calls=lambda model, g: [("forward", {"tokens": (t := tokens(g, 2, 12))},
+                                 model.model(input_ids=t).last_hidden_state, "features")],
+        note="ModernBERT: bias-free LayerNorm eps 1e-5, GeGLU (erf), rope 160000 global / "
+             "10000 local, every 3rd layer global, local window 4 (+-2) over 12 tokens"),
+    "whisper-tiny": dict(
+        hf_class="WhisperForConditionalGeneration",
+        config=lambda T, b: whisper_config(T),
+        generics=dict(Mels=8, Frames=16, D=64, Heads=4, Inner=128, EncoderLayers=2,
+                      DecoderLayers=2, Vocab=VOCAB, MaxTokens=16, T="f32"),
+        names=whisper_names(),
+        calls=whisper_calls(stateful=False),
+        note="Whisper: pre-norm, eps 1e-5, erf GELU, conv stem (stride 1, 2), no k bias, "
+             "tied head; 8 mels, 16 frames"),
+    "whisper-large-v3": dict(
+        hf_class="WhisperForConditionalGeneration",
+        config=lambda T, b: whisper_config(T, (b["EncoderLayers"], b["DecoderLayers"])),
+        generics=dict(Mels=8, Frames=16, D=64, Heads=4, Inner=128,
+                      EncoderLayers=lambda n: n["encoder_layers"],
+                      DecoderLayers=lambda n: n["decoder_layers"],
+                      Vocab=VOCAB, MaxTokens=16, Batch=1, T="f32"),
+        names=None,
+        drop=[r"proj_out\.weight"],
+        calls=whisper_calls(stateful=True),
+        note="Whisper (large-v3 source: cached decoder): as whisper-tiny, as many layers as "
+             "bindings.json names; also listen / prefill / step"),
 }
 
 
@@ -592,7 +698,10 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
     import transformers
     from safetensors.torch import save_file
 
-    cfg = spec["config"](transformers)
+    # Generics: a value, or a function of the array lengths bindings.json lists.
+    lengths = array_lengths(pkg / "bindings.json") if (pkg / "bindings.json").exists() else {}
+    binds = {k: (v(lengths) if callable(v) else v) for k, v in spec["generics"].items()}
+    cfg = spec["config"](transformers, binds)
     cfg.architectures = [spec["hf_class"]]
     torch.manual_seed(seed)
     cls = getattr(transformers, spec["hf_class"])
@@ -634,7 +743,9 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
     for i, (entry, args, result, kind) in enumerate(calls):
         jargs = {}
         for arg, value in args.items():
-            if value.is_floating_point():
+            if isinstance(value, (int, float)):       # a scalar (`pos`)
+                jargs[arg] = value
+            elif value.is_floating_point():
                 f = f"{i}.{arg}.npy"
                 np.save(ck / f, value.float().numpy())
                 jargs[arg] = "@" + f
@@ -644,12 +755,12 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
         parts = result if isinstance(result, (tuple, list)) else [result]
         for j, part in enumerate(parts):
             key = f"{i}" if len(parts) == 1 and not isinstance(result, (tuple, list)) else f"{i}.{j}"
-            refs[key] = part.detach().float().contiguous()
+            refs[key] = part.detach().float().contiguous().clone()
             outputs.append({"name": key, "entry": entry, "shape": list(part.shape), "kind": kind})
     save_file(refs, ck / "reference.safetensors")
     (ck / "calls.json").write_text(json.dumps({"calls": jcalls}) + "\n")
     meta = {"model": name, "hf_class": spec["hf_class"], "entry": calls[0][0],
-            "entries": sorted({c[0] for c in calls}), "bind": spec["generics"],
+            "entries": sorted({c[0] for c in calls}), "bind": binds,
             "note": spec["note"], "outputs": outputs,
             "reference": "reference.safetensors", "calls": "calls.json",
             "transformers": transformers.__version__, "torch": torch.__version__}
