@@ -460,6 +460,152 @@ def whisper_calls(stateful):
     return calls
 
 
+def import_diffusers():
+    """diffusers, from build/hub-diffusers: installed there on first use from
+    tools/hub/requirements-diffusers.txt (--no-deps; the reference venv's torch
+    and huggingface-hub serve it), so the reference venv's pinned list stays
+    as it is."""
+    import hashlib
+    import subprocess
+    here = Path(__file__).resolve().parent
+    requirements = here / "requirements-diffusers.txt"
+    target = here.parents[1] / "build" / "hub-diffusers"
+    stamp = target / ".linnet-requirements.sha256"
+    want = hashlib.sha256(requirements.read_bytes()).hexdigest()
+    if not stamp.exists() or stamp.read_text().strip() != want:
+        print(f"  [diffusers] installing {requirements.name} into {target}", flush=True)
+        subprocess.check_call([sys.executable, "-m", "pip", "install", "--disable-pip-version-check",
+                               "--no-deps", "--upgrade", "--target", str(target),
+                               "-r", str(requirements)])
+        stamp.write_text(want + "\n")
+    if str(target) not in sys.path:
+        sys.path.insert(0, str(target))
+    import diffusers
+    return diffusers
+
+
+def diffusers_eager(model):
+    """The plain (non-SDPA) attention processor: the eager reference."""
+    from diffusers.models.attention_processor import AttnProcessor
+    model.set_attn_processor(AttnProcessor())
+    return model
+
+
+def vae_name(name):
+    """diffusers AutoencoderKL names -> the hub's sd-vae paths (the package is
+    the decoder: the encoder side is dropped)."""
+    if re.match(r"(encoder|quant_conv)\.", name):
+        return None
+    which = ["first", "second", "third"]
+    name = re.sub(r"^decoder\.", "", name)
+    name = re.sub(r"^mid_block\.resnets\.(\d)\.", lambda m: f"mid_block.{which[int(m[1])]}.", name)
+    name = re.sub(r"^up_blocks\.(\d)\.resnets\.(\d)\.",
+                  lambda m: f"up_block_{m[1]}.{which[int(m[2])]}.", name)
+    name = re.sub(r"^up_blocks\.(\d)\.upsamplers\.0\.conv\.", r"up_block_\1.upsample.", name)
+    name = re.sub(r"^mid_block\.attentions\.0\.", "mid_block.attention.", name)
+    for a, b in (("group_norm.", "norm."), ("to_q.", "query."), ("to_k.", "key."),
+                 ("to_v.", "value."), ("to_out.0.", "proj."), ("conv_shortcut.", "shortcut.")):
+        name = name.replace(a, b)
+    return re.sub(r"^conv_norm_out\.", "norm_out.", name)
+
+
+def unet_name(name):
+    """diffusers UNet2DConditionModel (SDXL layout) names -> the hub's
+    sdxl-unet paths: `down_blocks.1.attentions.0` is `down1_attn0`,
+    `transformer_blocks.N` is `blocks.N` and so on."""
+    name = re.sub(r"^(down|up)_blocks\.(\d)\.resnets\.(\d)\.", r"\1\2_res\3.", name)
+    name = re.sub(r"^(down|up)_blocks\.(\d)\.attentions\.(\d)\.", r"\1\2_attn\3.", name)
+    name = re.sub(r"^(down|up)_blocks\.(\d)\.(down|up)samplers\.0\.conv\.", r"\1\2_\3sample.", name)
+    name = re.sub(r"^mid_block\.resnets\.(\d)\.", r"mid_res\1.", name)
+    name = re.sub(r"^mid_block\.attentions\.0\.", "mid_attn.", name)
+    name = re.sub(r"^(time|add)_embedding\.linear_([12])\.", r"\1_linear_\2.", name)
+    name = re.sub(r"^conv_norm_out\.", "norm_out.", name)
+    for a, b in ((".transformer_blocks.", ".blocks."), (".to_out.0.", ".to_out."),
+                 (".ff.net.0.proj.", ".ff.proj."), (".ff.net.2.", ".ff.out."),
+                 (".conv_shortcut.", ".shortcut.")):
+        name = name.replace(a, b)
+    return name
+
+
+def torch_randn(g, *shape):
+    import torch
+    return torch.randn(*shape, generator=g)
+
+
+def unet_calls(model, g, mid_h, mid_w):
+    """One denoising call: the package takes the time and added (text-time)
+    embeddings' inputs precomputed (the sinusoidal projections are the
+    caller's), so they are diffusers' own `time_proj` and `add_time_proj`
+    of the timestep and time ids the reference gets."""
+    import torch
+    latent = torch_randn(g, 1, 4, 4 * mid_h, 4 * mid_w)
+    t = torch.tensor([501.0])
+    text = torch_randn(g, 1, 4, 2048)
+    pooled = torch_randn(g, 1, 1280)
+    time_ids = torch.tensor([[32.0, 16.0, 0.0, 0.0, 32.0, 16.0]])
+    out = model(latent, t, encoder_hidden_states=text,
+                added_cond_kwargs={"text_embeds": pooled, "time_ids": time_ids}).sample
+    temb = model.time_proj(t).float()
+    added = torch.cat([pooled, model.add_time_proj(time_ids.flatten()).reshape(1, -1)], dim=-1)
+    return [("forward", {"latent": latent, "timestep_embedding": temb, "text_embedding": text,
+                         "added_embedding": added.float()}, out, "features")]
+
+
+def gpt_oss_name(name):
+    """HF GptOss names -> the hub's gpt-oss paths: layer 2p is `pairs.p.sliding`,
+    2p + 1 `pairs.p.full`; the experts' MXFP4 blocks, scales and biases are
+    `mlp.gate_up_blocks`... (the checkpoint holds them as the published one
+    does, see gpt_oss_mxfp4)."""
+    m = re.fullmatch(r"model\.layers\.(\d+)\.(.*)", name)
+    if m:
+        i, rest = int(m[1]), m[2]
+        rest = re.sub(r"^mlp\.experts\.(gate_up|down)_proj_(blocks|scales|bias)$", r"mlp.\1_\2", rest)
+        return f"pairs.{i // 2}.{('sliding', 'full')[i % 2]}.{rest}"
+    return re.sub(r"^model\.", "", name)
+
+
+def gpt_oss_mxfp4(model, g):
+    """Random MXFP4 experts, as the published checkpoint stores them: per
+    expert and output row, blocks of 32 FP4 (e2m1) values, two a byte, low
+    nibble first ([E, Rows, In / 32, 16] u8), and one e8m0 scale a block
+    ([E, Rows, In / 32] u8, biased by 127; here 2^-5..2^-3, weights of std
+    ~1/sqrt(In)). The reference model gets them dequantized by transformers'
+    own convert_moe_packed_tensors (what it does on load without the MXFP4
+    kernels). Returns the tensors that replace the dense experts'."""
+    import torch
+    from transformers.integrations.mxfp4 import convert_moe_packed_tensors
+    extra, dense = {}, []
+    for lname, layer in enumerate(model.model.layers):
+        ex = layer.mlp.experts
+        for proj in ("gate_up_proj", "down_proj"):
+            w = getattr(ex, proj)                      # [E, In, Out]
+            E, In, Out = w.shape
+            blocks = torch.randint(0, 256, (E, Out, In // 32, 16), generator=g, dtype=torch.uint8)
+            scales = torch.randint(122, 125, (E, Out, In // 32), generator=g, dtype=torch.uint8)
+            deq = convert_moe_packed_tensors(blocks, scales, dtype=torch.float32)
+            assert deq.shape == w.shape, (deq.shape, w.shape)
+            with torch.no_grad():
+                w.copy_(deq)
+            base = f"model.layers.{lname}.mlp.experts.{proj}"
+            extra[base + "_blocks"] = blocks
+            extra[base + "_scales"] = scales
+            dense.append(base)
+    return extra, dense
+
+
+def gpt_oss_calls(model, g):
+    """forward (all logits), and the cached path: prefill at 0 (the last
+    row's logits), decode the next token at S."""
+    import torch
+    t = tokens(g, 1, 8)
+    nxt = tokens(g, 1, 1)
+    logits = model(t).logits
+    longer = model(torch.cat([t, nxt], 1)).logits
+    return [("forward", {"tokens": t}, logits, "logits"),
+            ("prefill", {"tokens": t, "pos": 0}, logits[:, -1, :], "logits"),
+            ("decode", {"token": nxt, "pos": t.shape[1]}, longer[:, -1, :], "logits")]
+
+
 MODULE_SPECS = {
     "bert-base-uncased": dict(
         hf_class="BertModel",
@@ -624,12 +770,68 @@ MODULE_SPECS = {
         calls=whisper_calls(stateful=True),
         note="Whisper (large-v3 source: cached decoder): as whisper-tiny, as many layers as "
              "bindings.json names; also listen / prefill / step"),
+    "sd-vae-ft-mse": dict(
+        library="diffusers", hf_class="AutoencoderKL",
+        model=lambda D, b: D.AutoencoderKL(
+            in_channels=3, out_channels=3, down_block_types=["DownEncoderBlock2D"] * 4,
+            up_block_types=["UpDecoderBlock2D"] * 4, block_out_channels=[128, 256, 512, 512],
+            layers_per_block=2, act_fn="silu", latent_channels=4, norm_num_groups=32,
+            sample_size=32),
+        generics=dict(H=4, W=3, T="f32"),
+        names=vae_name,
+        calls=lambda model, g: [("decode", {"latent": (z := torch_randn(g, 1, 4, 4, 3))},
+                                 model.decode(z).sample, "features")],
+        note="SD VAE decoder (widths fixed in the source): GroupNorm 32 eps 1e-6, one-head "
+             "mid attention; latent 4 x 3 -> image 32 x 24"),
+    "sdxl-base-unet": dict(
+        library="diffusers", hf_class="UNet2DConditionModel",
+        model=lambda D, b: D.UNet2DConditionModel(
+            sample_size=4 * b["MidH"], in_channels=4, out_channels=4,
+            down_block_types=("DownBlock2D", "CrossAttnDownBlock2D", "CrossAttnDownBlock2D"),
+            up_block_types=("CrossAttnUpBlock2D", "CrossAttnUpBlock2D", "UpBlock2D"),
+            block_out_channels=(320, 640, 1280), layers_per_block=2,
+            transformer_layers_per_block=(1, b["Depth1"], b["Depth2"]),
+            attention_head_dim=(5, 10, 20), cross_attention_dim=2048, use_linear_projection=True,
+            addition_embed_type="text_time", addition_time_embed_dim=256,
+            projection_class_embeddings_input_dim=2816, norm_num_groups=32, norm_eps=1e-5,
+            act_fn="silu", flip_sin_to_cos=True, freq_shift=0),
+        # Depth1/Depth2 (transformer blocks per attention at 640/1280) are SDXL's 2 and 10.
+        generics=dict(MidH=2, MidW=1, Depth1=2, Depth2=1, T="f32"),
+        names=unet_name,
+        calls=lambda model, g: unet_calls(model, g, 2, 1),
+        note="SDXL UNet (widths fixed in the source): text-time conditioning, GEGLU, linear "
+             "projections; Depth1 2, Depth2 1 (SDXL: 2, 10); latent 8 x 4, 4 text tokens"),
+    "gpt-oss-20b": dict(
+        hf_class="GptOssForCausalLM",
+        config=lambda T, b: T.GptOssConfig(
+            vocab_size=VOCAB, hidden_size=64, intermediate_size=64, head_dim=16,
+            num_attention_heads=8, num_key_value_heads=1, num_hidden_layers=4,
+            num_local_experts=4, num_experts_per_tok=2, sliding_window=4,
+            layer_types=["sliding_attention", "full_attention"] * 2, rope_theta=150000.0,
+            rope_scaling={"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
+                          "beta_slow": 1.0, "original_max_position_embeddings": 4096,
+                          "truncate": False},
+            max_position_embeddings=131072,       # config only; MaxSeq stays tiny
+            rms_norm_eps=1e-5, swiglu_limit=7.0, attention_bias=True, attention_dropout=0.0,
+            tie_word_embeddings=False, router_aux_loss_coef=0.0, output_router_logits=False,
+            pad_token_id=0, bos_token_id=1, eos_token_id=2),
+        generics=dict(Vocab=VOCAB, H=64, Heads=8, KvHeads=1, HeadDim=16, Inner=64, Experts=4,
+                      TopK=2, Layers=4, Window=4, Batch=1, MaxSeq=MAX_SEQ, T="f32"),
+        names=gpt_oss_name,
+        post_init=gpt_oss_mxfp4,
+        calls=gpt_oss_calls,
+        note="gpt-oss: MXFP4 experts (u8 blocks + e8m0 scales, as published; the reference "
+             "dequantizes them with transformers' convert_moe_packed_tensors), sinks, yarn rope "
+             "(theta 150000, factor 32, 32/1, 4096, no truncation), window 4 on even layers, "
+             "8:1 GQA, 4 experts top-2, swiglu limit 7"),
 }
 
 
 def rename(name, rules):
     """The checkpoint name of HF tensor `name` by `rules`, None to drop it;
     raises when no rule matches."""
+    if callable(rules):
+        return rules(name)
     for pattern, repl in rules:
         m = re.fullmatch(pattern, name)
         if m:
@@ -701,27 +903,36 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
     # Generics: a value, or a function of the array lengths bindings.json lists.
     lengths = array_lengths(pkg / "bindings.json") if (pkg / "bindings.json").exists() else {}
     binds = {k: (v(lengths) if callable(v) else v) for k, v in spec["generics"].items()}
-    cfg = spec["config"](transformers, binds)
-    cfg.architectures = [spec["hf_class"]]
     torch.manual_seed(seed)
-    cls = getattr(transformers, spec["hf_class"])
-    model = cls._from_config(cfg, attn_implementation="eager")
+    if spec.get("library") == "diffusers":
+        model = diffusers_eager(spec["model"](import_diffusers(), binds))
+        cfg = None
+    else:
+        cfg = spec["config"](transformers, binds)
+        cfg.architectures = [spec["hf_class"]]
+        cls = getattr(transformers, spec["hf_class"])
+        model = cls._from_config(cfg, attn_implementation="eager")
     sd = random_module_state(model, seed)
     missing, unexpected = model.load_state_dict(
         {k: (v.float() if v.is_floating_point() else v) for k, v in sd.items()}, strict=False)
     assert not missing and not unexpected, (missing, unexpected)
     model = model.float().eval()
+    extra, dense = {}, []
+    if spec.get("post_init"):     # tensors stored otherwise than HF's module holds them
+        extra, dense = spec["post_init"](model, torch.Generator().manual_seed(seed + 2))
 
-    # The checkpoint: bf16 tensors under the names the package reads.
+    # The checkpoint: bf16 tensors (and post_init's as they are) under the
+    # names the package reads.
     tensors = {}
-    for k, v in model.state_dict().items():
+    state = {k: v for k, v in model.state_dict().items() if k not in dense}
+    for k, v in list(state.items()) + list(extra.items()):
         if any(re.fullmatch(p, k) for p in spec.get("drop", [])):
             continue
         to = rename(k, spec["names"]) if spec.get("names") is not None else k
         if to is not None:
             if to in tensors:
                 raise SystemExit(f"{name}: two HF tensors named `{to}`")
-            tensors[to] = v.detach().to(torch.bfloat16).contiguous()
+            tensors[to] = (v.detach().to(torch.bfloat16) if k not in extra else v).contiguous()
     if spec.get("names") is None:   # bindings.json's names: each must exist
         bound = set(json.loads((pkg / "bindings.json").read_text()).values())
         absent = sorted(bound - set(tensors))
@@ -731,7 +942,10 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
     if ck.exists():
         shutil.rmtree(ck)
     ck.mkdir(parents=True)
-    cfg.save_pretrained(ck)
+    if cfg is not None:
+        cfg.save_pretrained(ck)
+    else:
+        model.save_config(ck)
     save_file(tensors, ck / "model.safetensors", metadata={"format": "pt"})
 
     # The reference: bf16 weights (upcast: the model above holds them in f32),
@@ -764,6 +978,8 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
             "note": spec["note"], "outputs": outputs,
             "reference": "reference.safetensors", "calls": "calls.json",
             "transformers": transformers.__version__, "torch": torch.__version__}
+    if spec.get("library") == "diffusers":
+        meta["diffusers"] = import_diffusers().__version__
     (ck / "hub-check.json").write_text(json.dumps(meta, indent=1) + "\n")
     peaks = ", ".join(f"{o['entry']} {o['shape']} max|ref| {refs[o['name']].abs().max().item():.3g}"
                       for o in outputs)
