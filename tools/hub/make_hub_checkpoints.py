@@ -1,25 +1,37 @@
 #!/usr/bin/env python3
-"""Random tiny checkpoints of the public model hub's decoder LLMs, with the
-Hugging Face reference outputs `check-hub.sh` compares against.
+"""Random tiny checkpoints of the public model hub's models, with the
+Hugging Face (transformers, or diffusers) reference outputs `check-hub.sh`
+compares against.
 
     python3 tools/hub/make_hub_checkpoints.py HUB_DIR OUT_DIR [--only NAME,...]
 
 HUB_DIR holds the hub's packages as check-hub.sh reads them (`<model>/`,
 fetched by hand, never committed); OUT_DIR gets one `<model>/` per package
-this script knows (SPECS below) and finds in HUB_DIR:
+this script knows (SPECS: decoder LLMs; MODULE_SPECS: the rest) and finds in
+HUB_DIR:
 
-    config.json, generation_config.json, model.safetensors   (bf16, random)
-    calls.json            the `[source] entry` call on random tokens (linnet-run --calls)
-    reference.safetensors HF's output of that call, f32, named "0" as linnet-run --out names it
-    hub-check.json        what check_hub.py needs: the generics to `--bind` at build
-                          (tiny values; `T = f32`), the entry, and what the tiny config fixes
+    config.json, model.safetensors  (bf16, random; u8 where the package reads
+                          quantized blocks), generation_config.json (decoders)
+    calls.json            the entry calls (linnet-run --calls): tokens as lists,
+                          float inputs as `<call>.<arg>.npy` beside it
+    reference.safetensors HF's outputs of those calls, f32, named as linnet-run
+                          --out names them: "0", "1"..., a tuple's parts "1.0", "1.1"
+    hub-check.json        what check_hub.py needs: the generics to `--bind` at
+                          build (tiny values; `T = f32`), the entries, each
+                          output's name, shape and kind ("logits" also gets the
+                          top-1 check), and what the tiny config fixes
 
 The checkpoint's architecture is the package's Hugging Face class, its config
 the numbers the package fixes in its source (rope theta, norm eps, biases,
-tied head, q/k norm, window...), tiny widths, and as many layers as the
-package's bindings.json names. The reference is the f32 run: the bf16 weights
-upcast, transformers in f32, eager attention. Runs in the reference venv
-(tools/reference/venv_bootstrap.py, like make_family_reference.py), seeded.
+tied head, activation, window, fixed image sizes...), tiny widths where the
+source leaves them generic, and as many layers as the package's bindings.json
+names. Tensor names: the ones the package's bindings.json lists (HF's own),
+or, without one, the package's parameter paths (MODULE_SPECS' `names`). The
+reference is the f32 run: the bf16 weights upcast, the model in f32, eager
+attention. Runs in the reference venv (tools/reference/venv_bootstrap.py,
+like make_family_reference.py), seeded; the diffusers models also need
+tools/hub/requirements-diffusers.txt, installed on first use into
+build/hub-diffusers.
 """
 
 import sys
@@ -606,6 +618,42 @@ def gpt_oss_calls(model, g):
             ("decode", {"token": nxt, "pos": t.shape[1]}, longer[:, -1, :], "logits")]
 
 
+def sam_tie(model, g):
+    """SAM's prompt encoder reads the image-wide positional matrix through a
+    second buffer that transformers ties on load; tie it here, and save it
+    once (the package has one `positional_embedding`)."""
+    import torch
+    with torch.no_grad():
+        model.prompt_encoder.shared_embedding.positional_embedding.copy_(
+            model.shared_image_embedding.positional_embedding)
+    return {}, ["prompt_encoder.shared_embedding.positional_embedding"]
+
+
+def sam_calls(model, g):
+    """encode_image on a random 1024 x 1024 image, then decode_points and
+    decode_boxes against that embedding. HF returns the multimask outputs
+    (masks 1..3) or the single one (mask 0); the package returns all four,
+    so the reference is the two runs concatenated."""
+    import torch
+    pixels = torch_randn(g, 1, 3, 1024, 1024)
+    emb = model.get_image_embeddings(pixel_values=pixels)
+    points = torch.rand(1, 2, 3, 2, generator=g) * 1024
+    labels = torch.tensor([[[1, 0, -1], [1, 1, 0]]])
+    boxes = torch.tensor([[[100.0, 200.0, 600.0, 900.0]]])
+
+    def four(**prompt):
+        many = model(image_embeddings=emb, multimask_output=True, **prompt)
+        one = model(image_embeddings=emb, multimask_output=False, **prompt)
+        return (torch.cat([one.pred_masks, many.pred_masks], 2),
+                torch.cat([one.iou_scores, many.iou_scores], 2))
+    return [("encode_image", {"pixel_values": pixels}, emb, "features"),
+            ("decode_points", {"image_embeddings": emb, "input_points": points,
+                               "input_labels": labels},
+             four(input_points=points, input_labels=labels), "features"),
+            ("decode_boxes", {"image_embeddings": emb, "input_boxes": boxes},
+             four(input_boxes=boxes), "features")]
+
+
 MODULE_SPECS = {
     "bert-base-uncased": dict(
         hf_class="BertModel",
@@ -824,6 +872,34 @@ MODULE_SPECS = {
              "dequantizes them with transformers' convert_moe_packed_tensors), sinks, yarn rope "
              "(theta 150000, factor 32, 32/1, 4096, no truncation), window 4 on even layers, "
              "8:1 GQA, 4 experts top-2, swiglu limit 7"),
+    "sam-vit-base": dict(
+        hf_class="SamModel",
+        config=lambda T, b: T.SamConfig(
+            vision_config=dict(hidden_size=b["D"], output_channels=b["Hd"], num_hidden_layers=12,
+                               num_attention_heads=b["VisionHeads"], mlp_dim=b["VisionInner"],
+                               image_size=1024, patch_size=16, window_size=14,
+                               global_attn_indexes=[2, 5, 8, 11], use_rel_pos=True,
+                               layer_norm_eps=1e-6, hidden_act="gelu", qkv_bias=True,
+                               num_pos_feats=b["Hd"] // 2),
+            prompt_encoder_config=dict(hidden_size=b["Hd"], image_size=1024, patch_size=16,
+                                       mask_input_channels=16, num_point_embeddings=4,
+                                       layer_norm_eps=1e-6, hidden_act="gelu"),
+            mask_decoder_config=dict(hidden_size=b["Hd"], hidden_act="relu",
+                                     mlp_dim=b["MaskInner"], num_hidden_layers=2,
+                                     num_attention_heads=b["MaskHeads"],
+                                     attention_downsample_rate=2, num_multimask_outputs=3,
+                                     iou_head_depth=3, iou_head_hidden_dim=b["Hd"],
+                                     layer_norm_eps=1e-6)),
+        # The source fixes the image (1024), the patch (16), the window (14), 12 vision layers
+        # with global attention at 2, 5, 8, 11, and 2 two-way layers: only widths are tiny.
+        generics=dict(D=32, VisionHeads=2, VisionInner=64, Hd=32, MaskHeads=2, MaskInner=64,
+                      T="f32"),
+        names=None,
+        drop=[r"prompt_encoder\.mask_embed\..*"],   # mask prompts: not in the package
+        post_init=sam_tie,
+        calls=sam_calls,
+        note="SAM: 1024 image, windowed (14) + global (2, 5, 8, 11) vision layers with relative "
+             "positions, eps 1e-6; points (with the padding point) and boxes; all four masks"),
 }
 
 
@@ -938,6 +1014,10 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
         absent = sorted(bound - set(tensors))
         if absent:
             raise SystemExit(f"{name}: bindings.json names tensors HF does not hold: {absent[:5]}")
+        unbound = sorted(set(tensors) - bound)
+        if unbound:   # fine only where the package has a parameter of that very name
+            print(f"  note: {len(unbound)} tensors bindings.json does not name, e.g. {unbound[:3]}",
+                  flush=True)
     ck = out / name
     if ck.exists():
         shutil.rmtree(ck)
