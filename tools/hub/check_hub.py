@@ -384,7 +384,8 @@ def run_model(linnet, model, built, outdir=None):
             return f"FAIL: output `{name}` has shape {shape}, the reference {rshape}"
         good, text = compare(shape, values, rvalues, spec.get("kind") == "logits")
         if len(meta.get("outputs") or []) > 1:
-            text = f"{spec.get('entry', name)}: {text}"
+            part = "." + name.split(".", 1)[1] if "." in name else ""   # a tuple's part
+            text = f"{spec.get('entry', name)}{part}: {text}"
         ok &= good
         texts.append(text)
     return ("ok (" if ok else "FAIL: ") + "; ".join(texts) + (")" if ok else "")
