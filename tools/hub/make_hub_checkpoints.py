@@ -50,6 +50,7 @@ import math  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
 import tomllib  # noqa: E402
+import zlib  # noqa: E402
 
 MAX_SEQ = 64   # Batch/MaxSeq are root generics that size the KV caches; tiny.
 VOCAB = 256
@@ -1078,16 +1079,18 @@ def main():
     unknown = only - set(SPECS) - set(MODULE_SPECS)
     if unknown:
         raise SystemExit(f"no spec for {sorted(unknown)}")
-    # Decoders keep their seeds (3000 + i); the other models follow.
-    todo = [(name, spec, make_one) for name, spec in sorted(SPECS.items())]
-    todo += [(name, spec, make_module) for name, spec in sorted(MODULE_SPECS.items())]
-    for i, (name, spec, make) in enumerate(todo):
+    # Decoders keep their seeds (3000 + their index); the other models' seeds
+    # follow from their names, so that adding a model reseeds no other.
+    todo = [(name, spec, make_one, 3000 + i) for i, (name, spec) in enumerate(sorted(SPECS.items()))]
+    todo += [(name, spec, make_module, 4000 + zlib.crc32(name.encode()) % 100000)
+             for name, spec in sorted(MODULE_SPECS.items())]
+    for name, spec, make, seed in todo:
         if only and name not in only:
             continue
         if not (hub / name).is_dir():
             print(f"  {name}: not in {hub}, skipped", flush=True)
             continue
-        make(name, spec, hub / name, out, seed=3000 + i)
+        make(name, spec, hub / name, out, seed=seed)
     return 0
 
 
