@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <vector>
 
 #include "runtime/artifact/Artifact.h"
@@ -190,6 +191,11 @@ int benchCommand(const BenchOptions& options) {
   }
   // Before the microbenchmarks, whose buffer would be the high-water mark.
   double rss = peakRssBytes();
+  // The generated code's OpenMP workers spin for a while after the last
+  // parallel loop (libomp's KMP_BLOCKTIME, 200 ms by default) and would
+  // share the cores with the microbenchmarks: the bf16 peak measured 54-64
+  // GFLOP/s right after the model's calls, 87 in a process of its own.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   std::fprintf(err, "bench: measuring the read bandwidth (%d threads)...\n", threads);
   ReadBandwidth bandwidth = measureReadBandwidth(threads);
   std::fprintf(err, "bench: measuring the bf16 multiply-add peak...\n");

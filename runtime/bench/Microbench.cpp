@@ -180,7 +180,10 @@ ComputePeak measureBf16Peak(int threads) {
   peak.instruction = kind == Kind::Bf16     ? "vdpbf16ps (AVX-512 BF16)"
                      : kind == Kind::Fma512 ? "vfmadd231ps zmm (AVX-512F, f32: no AVX-512 BF16)"
                                             : "vfmadd231ps ymm (AVX2 FMA, f32: no AVX-512)";
-  const long iterations = 20'000'000 / kChains;
+  // About 0.2 s a pass at a few GHz: long enough that thread start-up and
+  // the cores' climb to their vector clock do not count (20M instructions,
+  // a few ms, measured 54-86 GFLOP/s on one machine from run to run).
+  const long iterations = 1'000'000'000 / kChains;
   std::vector<double> sinks(threads);
   for (int pass = 0; pass < 3; ++pass) {
     double seconds = timeParallel(threads, [&](int t) {
