@@ -40,7 +40,11 @@ std::uint64_t readLittleEndianU64(const std::byte *bytes) {
 
 // How the safetensors format spells each dtype, and what the runtime makes
 // of it. Known names without a runtime type are rejected as unsupported
-// (a clearer message than "unknown" for a legitimate file).
+// (a clearer message than "unknown" for a legitimate file). F8_E4M3 (FP8
+// checkpoints' weights) is its bytes: a program reads it as `u8` and
+// decodes it with `std.quant` (decode_fp8, Fp8Linear), as the public
+// toolchain does; F8_E5M2 has no decoder, so it is refused rather than
+// read as E4M3 bytes.
 struct FormatDType {
   std::string_view name;
   std::optional<DType> runtimeType;
@@ -50,7 +54,7 @@ constexpr FormatDType kFormatDTypes[] = {
     {"BOOL", DType::Bool}, {"U8", DType::U8},   {"I8", DType::I8},     {"I16", DType::I16},
     {"U16", DType::U16}, {"F16", DType::F16}, {"BF16", DType::BF16}, {"I32", DType::I32},
     {"U32", DType::U32}, {"F32", DType::F32}, {"F64", DType::F64},   {"I64", DType::I64},
-    {"U64", DType::U64},
+    {"U64", DType::U64}, {"F8_E4M3", DType::U8}, {"F8_E5M2", std::nullopt},
 };
 
 // Builds the messages for one tensor: "<source>: tensor "<name>": <what>".
@@ -88,8 +92,8 @@ Expected<DType> parseDType(const json &value, const TensorErrors &fail) {
       return fail("dtype {} is not supported by the linnet runtime", name);
     return *entry.runtimeType;
   }
-  return fail("unknown dtype {} (expected one of BOOL, U8, I8, I16, F16, BF16, I32, F32, F64, "
-              "I64)",
+  return fail("unknown dtype {} (expected one of BOOL, U8, I8, U16, I16, F16, BF16, U32, I32, F32, "
+              "U64, I64, F64, F8_E4M3)",
               describe(value));
 }
 

@@ -121,6 +121,20 @@ SPECS = {
                         max_position_embeddings=131072,   # config only; MaxSeq stays tiny
                         tie_word_embeddings=False, attention_bias=False, mlp_bias=False),
         note="llama.rope::THETA 5e5 + llama3 scaling (8, 1, 4, 8192), eps 1e-5, untied head"),
+    # The same in FP8 (RedHatAI's FP8-dynamic layout): every decoder projection's
+    # weight F8_E4M3 with one f32 scale per output row (`weight_scale` [Out, 1]);
+    # embeddings, norms and the head stay bf16.
+    "llama-3.1-8b-instruct-fp8": dict(
+        hf_class="LlamaForCausalLM", config_class="LlamaConfig",
+        tiny=llama_like(heads=4, kv_heads=1, rope_theta=500000.0, rms_norm_eps=1e-5,
+                        rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                      "high_freq_factor": 4.0,
+                                      "original_max_position_embeddings": 8192},
+                        max_position_embeddings=131072,
+                        tie_word_embeddings=False, attention_bias=False, mlp_bias=False),
+        extra_generics=dict(Shards=1, PageSize=16),
+        fp8=True, name_seed=True,
+        note="as llama-3.1-8b-instruct, projections FP8 E4M3 with per-row f32 scales"),
     "phi-3-mini-4k-instruct": dict(
         hf_class="Phi3ForCausalLM", config_class="Phi3Config",
         config=dict(vocab_size=VOCAB, hidden_size=64, intermediate_size=128,
@@ -200,6 +214,29 @@ def random_state(model, cfg, seed, tied):
     return {k: v.to(torch.bfloat16) for k, v in sd.items()}
 
 
+FP8_PROJECTIONS = re.compile(r"model\.layers\.\d+\.(self_attn\.[qkvo]_proj|mlp\.(gate|up|down)_proj)\.weight")
+FP8_MAX = 448.0   # the largest finite E4M3FN value
+
+
+def quantize_fp8(path: Path, ref):
+    """Rewrites the checkpoint's decoder projections as FP8 E4M3 weights with
+    one f32 scale per output row (max |w| / 448), and gives the f32 reference
+    model exactly the dequantized weights (E4M3 value x scale, in f32)."""
+    import torch
+    from safetensors.torch import load_file, save_file
+    tensors = load_file(path)
+    params = dict(ref.named_parameters())
+    for key in sorted(k for k in tensors if FP8_PROJECTIONS.fullmatch(k)):
+        w = tensors[key].float()
+        scale = (w.abs().amax(dim=1, keepdim=True) / FP8_MAX).clamp(min=2.0 ** -30)
+        q = (w / scale).to(torch.float8_e4m3fn)
+        tensors[key] = q
+        tensors[key[: -len("weight")] + "weight_scale"] = scale.contiguous()
+        with torch.no_grad():
+            params[key].copy_(q.float() * scale)
+    save_file(tensors, path, metadata={"format": "pt"})
+
+
 def make_one(name, spec, pkg: Path, out: Path, seed):
     import torch
     import transformers
@@ -239,6 +276,8 @@ def make_one(name, spec, pkg: Path, out: Path, seed):
     # The reference: bf16 weights upcast, HF in f32, eager attention.
     ref = getattr(transformers, spec["hf_class"]).from_pretrained(
         ck, dtype=torch.float32, attn_implementation="eager").eval()
+    if spec.get("fp8"):
+        quantize_fp8(ck / "model.safetensors", ref)
     check = nest.get("check") or {}
     B, S = int(check.get("B", 1)), int(check.get("S", 8))
     entry = (nest.get("source") or {}).get("entry", "forward")
@@ -1079,10 +1118,15 @@ def main():
     unknown = only - set(SPECS) - set(MODULE_SPECS)
     if unknown:
         raise SystemExit(f"no spec for {sorted(unknown)}")
-    # Decoders keep their seeds (3000 + their index); the other models' seeds
-    # follow from their names, so that adding a model reseeds no other.
-    todo = [(name, spec, make_one, 3000 + i) for i, (name, spec) in enumerate(sorted(SPECS.items()))]
-    todo += [(name, spec, make_module, 4000 + zlib.crc32(name.encode()) % 100000)
+    # The first decoders keep their seeds (3000 + their index among them);
+    # every later model's seed follows from its name (`name_seed`), so that
+    # adding a model reseeds no other.
+    def name_seed(name):
+        return 4000 + zlib.crc32(name.encode()) % 100000
+    first = sorted(n for n, spec in SPECS.items() if not spec.get("name_seed"))
+    todo = [(name, spec, make_one, name_seed(name) if spec.get("name_seed") else 3000 + first.index(name))
+            for name, spec in sorted(SPECS.items())]
+    todo += [(name, spec, make_module, name_seed(name))
              for name, spec in sorted(MODULE_SPECS.items())]
     for name, spec, make, seed in todo:
         if only and name not in only:

@@ -62,6 +62,8 @@ constexpr DTypeCase kSupportedDTypes[] = {
     {"F16", DType::F16},   {"BF16", DType::BF16}, {"I32", DType::I32}, {"F32", DType::F32},
     {"F64", DType::F64},   {"I64", DType::I64},   {"U16", DType::U16}, {"U32", DType::U32},
     {"U64", DType::U64},
+    // FP8 weights are their bytes; std.quant decodes them.
+    {"F8_E4M3", DType::U8},
 };
 
 std::vector<TestTensor> oneTensorPerDType() {
@@ -275,8 +277,10 @@ TEST(SafeTensorsErrorTest, EntryShape) {
 }
 
 TEST(SafeTensorsErrorTest, UnknownDTypes) {
-  expectTensorError(R"({"dtype":"F8_E4M3","shape":[4],"data_offsets":[0,4]})",
-                    {"unknown dtype \"F8_E4M3\""});
+  expectTensorError(R"({"dtype":"F8_E5M2","shape":[4],"data_offsets":[0,4]})",
+                    {"dtype F8_E5M2 is not supported"});
+  expectTensorError(R"({"dtype":"F8_E4M3FNUZ","shape":[4],"data_offsets":[0,4]})",
+                    {"unknown dtype \"F8_E4M3FNUZ\""});
   expectTensorError(R"({"dtype":"float32","shape":[4],"data_offsets":[0,16]})",
                     {"unknown dtype \"float32\""});
   expectTensorError(R"({"dtype":"f32","shape":[4],"data_offsets":[0,16]})", {"unknown dtype"});
