@@ -89,11 +89,12 @@ bool vectorizable(linalg::LinalgOp op) {
 constexpr int64_t kRows = 4;
 
 // A reduction whose result has a parallel loop outside the innermost one
-// (each output row of a matrix-vector or matrix product) computes kRows rows of it per pass: each vector read of an
-// operand that does not follow that loop (the vector of a matrix-vector
-// product) serves kRows rows, and the kRows accumulators are independent
-// chains of fused multiply-adds instead of one. Only a static extent that
-// kRows divides, so that no row is masked.
+// (each output row of a matrix-vector or matrix product) computes kRows
+// rows of it per pass: each vector read of an operand that does not follow
+// that loop (the vector of a matrix-vector product) serves kRows rows, and
+// the kRows accumulators are independent chains of fused multiply-adds
+// instead of one. Only a static extent that kRows divides, so that no row
+// is masked.
 std::optional<unsigned> rowBlockedLoop(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0 || op.getNumLoops() < 2) return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -110,8 +111,9 @@ std::optional<unsigned> rowBlockedLoop(linalg::LinalgOp op) {
 // nearest parallel loop outside the rows whose extent is not one (the tokens
 // of a matrix product, the rows of a batch). A kTokens x kRows register
 // block of accumulators then reuses each widened vector of the matrix for
-// kTokens tokens and each vector of a token for kRows rows. A dynamic
-// extent, or one kTokens does not divide, is masked.
+// kTokens tokens and each vector of a token for kRows rows. Inside a cache
+// tile a dynamic extent, or one kTokens does not divide, is peeled
+// (vectorizeTile); elsewhere such an extent is not blocked.
 constexpr int64_t kTokens = 4;
 
 std::optional<unsigned> tokenBlockedLoop(linalg::LinalgOp op, unsigned rowsLoop) {
