@@ -72,6 +72,15 @@ def llama_like(H=64, heads=4, kv_heads=2, **config):
     return base, generics
 
 
+# Llama-3.1-8B (and its FP8 variant): 32:8 heads, THETA 5e5, llama3 rope
+# scaling with the constants rope.linnet fixes (factor 8, 1, 4, original 8192).
+LLAMA_3_1 = llama_like(heads=4, kv_heads=1, rope_theta=500000.0, rms_norm_eps=1e-5,
+                       rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                     "high_freq_factor": 4.0,
+                                     "original_max_position_embeddings": 8192},
+                       max_position_embeddings=131072,   # config only; MaxSeq stays tiny
+                       tie_word_embeddings=False, attention_bias=False, mlp_bias=False)
+
 SPECS = {
     # Qwen2.5-0.5B: 14 query heads, 2 key/value heads (7:1) -> 7:1 at head dim 16.
     "qwen2.5-0.5b-instruct": dict(
@@ -110,28 +119,14 @@ SPECS = {
         tiny=llama_like(heads=8, kv_heads=1, rope_theta=10000.0, rms_norm_eps=1e-5,
                         tie_word_embeddings=False, attention_bias=False, mlp_bias=False),
         note="llama.rope::THETA 1e4, std RmsNorm eps 1e-5, 8:1 GQA at head dim 8, untied head"),
-    # Llama-3.1-8B: 32:8 heads, THETA 5e5, llama3 rope scaling with the
-    # constants rope.linnet fixes (factor 8, 1, 4, original 8192).
     "llama-3.1-8b-instruct": dict(
-        hf_class="LlamaForCausalLM", config_class="LlamaConfig",
-        tiny=llama_like(heads=4, kv_heads=1, rope_theta=500000.0, rms_norm_eps=1e-5,
-                        rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-                                      "high_freq_factor": 4.0,
-                                      "original_max_position_embeddings": 8192},
-                        max_position_embeddings=131072,   # config only; MaxSeq stays tiny
-                        tie_word_embeddings=False, attention_bias=False, mlp_bias=False),
+        hf_class="LlamaForCausalLM", config_class="LlamaConfig", tiny=LLAMA_3_1,
         note="llama.rope::THETA 5e5 + llama3 scaling (8, 1, 4, 8192), eps 1e-5, untied head"),
     # The same in FP8 (RedHatAI's FP8-dynamic layout): every decoder projection's
     # weight F8_E4M3 with one f32 scale per output row (`weight_scale` [Out, 1]);
     # embeddings, norms and the head stay bf16.
     "llama-3.1-8b-instruct-fp8": dict(
-        hf_class="LlamaForCausalLM", config_class="LlamaConfig",
-        tiny=llama_like(heads=4, kv_heads=1, rope_theta=500000.0, rms_norm_eps=1e-5,
-                        rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-                                      "high_freq_factor": 4.0,
-                                      "original_max_position_embeddings": 8192},
-                        max_position_embeddings=131072,
-                        tie_word_embeddings=False, attention_bias=False, mlp_bias=False),
+        hf_class="LlamaForCausalLM", config_class="LlamaConfig", tiny=LLAMA_3_1,
         extra_generics=dict(Shards=1, PageSize=16),
         fp8=True, name_seed=True,
         note="as llama-3.1-8b-instruct, projections FP8 E4M3 with per-row f32 scales"),
