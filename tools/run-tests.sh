@@ -47,7 +47,7 @@ step "fuzzers (bounded runs)"
 fuzz_seconds=${LINNET_FUZZ_SECONDS:-20}
 # One fuzzer per core at a time; each writes its own log, shown if it fails.
 fuzz_one() {
-  local target=$1 seconds=$2 name work
+  local target=$1 seconds=$2 name work status=0
   name=$(basename "$target" _fuzzer)
   work=$(mktemp -d)
   [ -d "test/fuzz/corpus/$name" ] && cp -r "test/fuzz/corpus/$name"/. "$work"/
@@ -57,9 +57,10 @@ fuzz_one() {
     echo "fuzzed $name for ${seconds}s: clean"
   else
     echo "fuzzed $name: FAILED"; tail -40 "$work.log"
-    rm -rf "$work" "$work.log"; return 1
+    status=1
   fi
   rm -rf "$work" "$work.log"
+  return $status
 }
 export -f fuzz_one
 if [ "$san_ok" = 1 ]; then

@@ -127,6 +127,13 @@ std::optional<unsigned> tokenBlockedLoop(linalg::LinalgOp op, unsigned rowsLoop)
   return std::nullopt;
 }
 
+// Whether `loop` has a static extent that kTokens divides (full register
+// blocks only, no partial one).
+bool fullTokenBlocks(linalg::LinalgOp op, unsigned loop) {
+  int64_t extent = op.getStaticLoopRanges()[loop];
+  return !ShapedType::isDynamic(extent) && extent % kTokens == 0;
+}
+
 // Cache tiles of a row-blocked reduction with parallel loops outside its
 // rows (a matrix product over tokens: out[s, o] = sum_i x[s, i] * w[o, i]):
 // the op runs over tiles of kTileRows rows of `rowsLoop` and kTileOuter
@@ -224,8 +231,7 @@ LogicalResult vectorizeTile(RewriterBase& rewriter, linalg::LinalgOp op, int64_t
     rewriter.eraseOp(tile);
     return success();
   };
-  int64_t extent = tokens ? op.getStaticLoopRanges()[*tokens] : 1;
-  if (!tokens || (!ShapedType::isDynamic(extent) && extent % kTokens == 0)) return plain(op, tokens);
+  if (!tokens || fullTokenBlocks(op, *tokens)) return plain(op, tokens);
   SmallVector<int64_t> sizes(op.getNumLoops(), 0);
   sizes[*tokens] = kTokens;
   linalg::LinalgTilingOptions options;
@@ -384,10 +390,7 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
         // Outside cache tiles, tokens are blocked only where kTokens divides
         // their static extent (parallelDepth wants one perfect nest).
         std::optional<unsigned> tokens = rows ? tokenBlockedLoop(op, *rows) : std::nullopt;
-        if (tokens) {
-          int64_t extent = op.getStaticLoopRanges()[*tokens];
-          if (ShapedType::isDynamic(extent) || extent % kTokens != 0) tokens = std::nullopt;
-        }
+        if (tokens && !fullTokenBlocks(op, *tokens)) tokens = std::nullopt;
         FailureOr<SmallVector<scf::ForOp>> loops = failure();
         if (tokens) loops = vectorizeInnermost(rewriter, op, vectorLength, rows, tokens);
         if (failed(loops)) loops = vectorizeInnermost(rewriter, op, vectorLength, rows);

@@ -92,9 +92,11 @@ Expected<DType> parseDType(const json &value, const TensorErrors &fail) {
       return fail("dtype {} is not supported by the linnet runtime", name);
     return *entry.runtimeType;
   }
-  return fail("unknown dtype {} (expected one of BOOL, U8, I8, U16, I16, F16, BF16, U32, I32, F32, "
-              "U64, I64, F64, F8_E4M3)",
-              describe(value));
+  std::string known;
+  for (const FormatDType &entry : kFormatDTypes)
+    if (entry.runtimeType)
+      known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  return fail("unknown dtype {} (expected one of {})", describe(value), known);
 }
 
 // A JSON number that is a non-negative integer, or nullopt. nlohmann stores
