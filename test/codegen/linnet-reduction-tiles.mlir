@@ -132,3 +132,40 @@ func.func @batch_token_blocks(%x: memref<8x64xbf16>, %w: memref<64x64xbf16>, %ou
   }
   return
 }
+
+// One token times a matrix (decode's projections): the tile loops alone
+// have 256 points, under min-work, but each point is a 512-long reduction,
+// so the op's 131072 multiply-adds are shared among threads. (Counting
+// only the tile loops left every decode product on one thread.)
+// CHECK-LABEL: func @one_token_product
+// CHECK: scf.parallel
+// CHECK: return
+func.func @one_token_product(%x: memref<1x512xbf16>, %w: memref<256x512xbf16>, %out: memref<1x256xf32>) {
+  linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x512xbf16>, memref<256x512xbf16>) outs(%out : memref<1x256xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A small one stays on the calling thread: 64 rows (two tiles) of 64.
+// CHECK-LABEL: func @small_one_token_product
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @small_one_token_product(%x: memref<1x64xbf16>, %w: memref<64x64xbf16>, %out: memref<1x64xf32>) {
+  linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x64xbf16>, memref<64x64xbf16>) outs(%out : memref<1x64xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
