@@ -68,6 +68,8 @@ FailureOr<scf::ForOp> hoistAccumulator(RewriterBase& rewriter, scf::ForOp loop) 
     bool safe = true;
     loop.getBody()->walk([&](Operation* op) {
       if (op == read.getOperation() || op == write.getOperation()) return WalkResult::advance();
+      // A prefetch (of a row-blocked product's rows) changes no memory.
+      if (isa<memref::PrefetchOp>(op)) return WalkResult::advance();
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
       if (!effects) {
         if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) safe = false;

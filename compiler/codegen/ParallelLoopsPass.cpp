@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -183,6 +184,64 @@ FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, 
   return out;
 }
 
+// How far ahead of the vector loop each row of a row-blocked reduction is
+// prefetched. The kRows rows of a block are kRows interleaved streams a row
+// apart, each crossing 4 KiB pages (the mapped checkpoint's pages are not
+// huge pages) where the hardware prefetcher starts over. Measured on a
+// 2-thread AVX-512 machine, decode-shaped bf16 products from a mapped file:
+// 14-19 GB/s without, 22-26 GB/s with 512-768 bytes ahead (1 KiB: 23).
+constexpr int64_t kPrefetchBytes = 768;
+
+// In the innermost (vector) loop of a row-blocked reduction, a prefetch of
+// each of the block's rows of every operand read along the rows and, last
+// and contiguously, along the innermost loop (the matrix of a product),
+// kPrefetchBytes ahead, clamped to the row's last element. Only where the
+// rows are long enough for it to matter (a static innermost extent of at
+// least 4 x kPrefetchBytes; a dynamic one is not known to be).
+void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<scf::ForOp> loops, unsigned rowsLoop) {
+  unsigned inner = op.getNumLoops() - 1;
+  if (loops.size() != op.getNumLoops() || rowsLoop == inner) return;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (OpOperand* operand : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(operand->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    if (!type || !type.getElementType().isIntOrFloat() || !map.isProjectedPermutation() || map.getNumResults() < 2)
+      continue;
+    auto lastDim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!lastDim || lastDim.getPosition() != inner ||
+        !llvm::is_contained(map.getResults(), rewriter.getAffineDimExpr(rowsLoop)))
+      continue;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(getStridesAndOffset(type, strides, offset)) || strides.back() != 1) continue;
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    if (bytes == 0 || ShapedType::isDynamic(ranges[inner]) || ranges[inner] * bytes < 4 * kPrefetchBytes) continue;
+    Location loc = op.getLoc();
+    rewriter.setInsertionPointToStart(loops.back().getBody());
+    Value ahead = rewriter.create<arith::AddIOp>(loc, loops.back().getInductionVar(),
+                                                 rewriter.create<arith::ConstantIndexOp>(loc, kPrefetchBytes / bytes));
+    Value end = rewriter.create<arith::ConstantIndexOp>(loc, type.getShape().back() - 1);
+    if (type.isDynamicDim(type.getRank() - 1))
+      end = rewriter.create<arith::SubIOp>(
+          loc, rewriter.create<memref::DimOp>(loc, operand->get(), type.getRank() - 1),
+          rewriter.create<arith::ConstantIndexOp>(loc, 1));
+    Value column = rewriter.create<arith::MinSIOp>(loc, ahead, end);
+    for (int64_t r = 0; r < kRows; ++r) {
+      SmallVector<Value> indices;
+      for (AffineExpr e : map.getResults()) {
+        unsigned d = cast<AffineDimExpr>(e).getPosition();
+        Value index = loops[d].getInductionVar();
+        if (d == inner) index = column;
+        else if (d == rowsLoop && r > 0)
+          index = rewriter.create<arith::AddIOp>(loc, index, rewriter.create<arith::ConstantIndexOp>(loc, r));
+        indices.push_back(index);
+      }
+      rewriter.create<memref::PrefetchOp>(loc, operand->get(), indices, /*isWrite=*/false, /*localityHint=*/3,
+                                          /*isDataCache=*/true);
+    }
+  }
+}
+
 // Tiles `op` by one along every loop but the innermost (and `rowsLoop`, by
 // kRows, and `tokensLoop`, by kTokens), by `length` along the innermost, and
 // vectorizes the tile (masked where the extent is not a multiple).
@@ -211,6 +270,7 @@ FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, li
     for (Operation* loop : llvm::reverse(tiled->loops)) rewriter.eraseOp(loop);
     return failure();
   }
+  if (rowsLoop) prefetchRows(rewriter, op, loops, *rowsLoop);
   return loops;
 }
 

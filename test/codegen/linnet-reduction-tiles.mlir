@@ -7,7 +7,9 @@
 // - register blocks: inside a cache tile, 4 tokens x 4 rows at a time,
 //   the tokens of a dynamic extent peeled into full blocks and the rest;
 // - interchange: a reduction read with a stride whose result's last axis
-//   is contiguous gets that axis innermost and vectorizes along it.
+//   is contiguous gets that axis innermost and vectorizes along it;
+// - threads: the threshold counts the reduction inside each tile point;
+// - prefetch: long rows of a row-blocked product are prefetched ahead.
 // RUN: %linnet-opt %s -linnet-linalg-to-parallel-loops=vector-length=16 -canonicalize | FileCheck %s
 
 #w3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -137,8 +139,10 @@ func.func @batch_token_blocks(%x: memref<8x64xbf16>, %w: memref<64x64xbf16>, %ou
 // have 256 points, under min-work, but each point is a 512-long reduction,
 // so the op's 131072 multiply-adds are shared among threads. (Counting
 // only the tile loops left every decode product on one thread.)
+// Its rows (1 KiB each) are too short to be worth prefetching.
 // CHECK-LABEL: func @one_token_product
 // CHECK: scf.parallel
+// CHECK-NOT: memref.prefetch
 // CHECK: return
 func.func @one_token_product(%x: memref<1x512xbf16>, %w: memref<256x512xbf16>, %out: memref<1x256xf32>) {
   linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -160,6 +164,32 @@ func.func @one_token_product(%x: memref<1x512xbf16>, %w: memref<256x512xbf16>, %
 func.func @small_one_token_product(%x: memref<1x64xbf16>, %w: memref<64x64xbf16>, %out: memref<1x64xf32>) {
   linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<1x64xbf16>, memref<64x64xbf16>) outs(%out : memref<1x64xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Long rows (4 KiB of bf16) are prefetched 768 bytes (384 elements) ahead
+// in the vector loop, each of the block's 4 rows, clamped to the row's end.
+// CHECK-LABEL: func @long_row_product
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c32 step %c4
+// CHECK: scf.for %[[K:.*]] = %c0 to %c2048 step %c16
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %c384
+// CHECK: %[[COL:.*]] = arith.minsi %[[AHEAD]], %c2047
+// CHECK: memref.prefetch %{{.*}}[%[[ROW]], %[[COL]]], read, locality<3>, data
+// CHECK: memref.prefetch
+// CHECK: memref.prefetch
+// CHECK: memref.prefetch
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read
+func.func @long_row_product(%x: memref<1x2048xbf16>, %w: memref<256x2048xbf16>, %out: memref<1x256xf32>) {
+  linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x2048xbf16>, memref<256x2048xbf16>) outs(%out : memref<1x256xf32>) {
   ^bb0(%a: bf16, %b: bf16, %acc: f32):
     %a32 = arith.extf %a : bf16 to f32
     %b32 = arith.extf %b : bf16 to f32
