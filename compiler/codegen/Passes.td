@@ -137,6 +137,20 @@ def ForwardArgumentResults : Pass<"linnet-forward-argument-results", "::mlir::Mo
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def GuidedSchedule : Pass<"linnet-guided-schedule"> {
+  let summary = "Give every `omp.wsloop` a guided schedule";
+  let description = [{
+    Runs after `convert-scf-to-openmp`, whose loops have no schedule clause
+    (libomp then splits the iterations into one equal block per thread).
+    A guided schedule hands out shrinking chunks (remaining / threads) on
+    demand: a thread that finishes its share early (its memory was slower,
+    it was preempted) takes work from the rest instead of waiting at the
+    loop's barrier, at the cost of a few atomic updates per loop. Each
+    iteration still runs its reductions in order, so results do not change.
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+}
+
 def AlignWhileLoops : Pass<"linnet-align-while-loops"> {
   let summary = "Forward every before-region argument of an `scf.while` to its after region, in order";
   let description = [{

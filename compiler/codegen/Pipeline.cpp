@@ -224,11 +224,12 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // OpenMP: each `scf.parallel` becomes omp.parallel + omp.wsloop (static
+  // OpenMP: each `scf.parallel` becomes omp.parallel + omp.wsloop (guided
   // schedule, libomp's default thread count: OMP_NUM_THREADS or every
   // core). The `memref.alloca_scope` it wraps each body in holds no alloca
   // here and canonicalize inlines it (scf-to-cf could not lower it).
   pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(createGuidedSchedule());
   pm.addPass(createCanonicalizerPass());
   // To the LLVM dialect.
   pm.addPass(createLowerAffinePass());
