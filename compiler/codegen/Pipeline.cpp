@@ -101,6 +101,8 @@ void addLinalgStage(OpPassManager& pm) {
   pm.addPass(createFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createWidenRoundedResults());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void addBufferizedStage(OpPassManager& pm, const TargetOptions& target) {
