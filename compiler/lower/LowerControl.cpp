@@ -6,6 +6,8 @@
 // the type of what the body assigns to it.
 // An `if` on data yields the tensors of its value (flattened, see
 // LowerValues.cpp) and, like a loop, the locals and state its branches change.
+// Branches yielding `some` and `none` make an optional whose presence is data
+// (Val::Kind::Maybe); a `match` on one is an `scf.if` on that presence.
 #include <fmt/format.h>
 
 #include <functional>
@@ -73,6 +75,27 @@ std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Ty
       return std::nullopt;
     }
     return Val::tensor(mlir::Value(), type);
+  }
+  // An optional present in one branch and absent in the other (or whose
+  // presence either branch knows only at run time) is a Maybe: its presence
+  // is data, its payload the payloads' merge (zeros where absent).
+  auto isOptional = [](const Val& v) {
+    return v.kind == Val::Kind::Some || v.kind == Val::Kind::None || v.kind == Val::Kind::Maybe;
+  };
+  if (isOptional(a) && isOptional(b) && (a.kind != b.kind || a.kind == Val::Kind::Maybe)) {
+    std::optional<check::Type> inner;
+    if (t && t->kind() == check::TypeKind::Optional) inner = t->optionalInner();
+    auto payloadOf = [](const Val& v) -> const Val* {
+      if (v.kind == Val::Kind::Some) return &v.elements[0];
+      if (v.kind == Val::Kind::Maybe) return &v.elements[1];
+      return nullptr;
+    };
+    const Val* pa = payloadOf(a);
+    const Val* pb = payloadOf(b);
+    auto payload = planMerge(pa ? *pa : *pb, pb ? *pb : *pa, inner, why);
+    if (!payload) return std::nullopt;
+    return Val::maybe(Val::tensor(mlir::Value(), check::Type::scalar(check::DType::of(ast::ScalarType::Bool))),
+                      *payload);
   }
   if (a.kind != b.kind || a.elements.size() != b.elements.size() || a.structItem != b.structItem) {
     why = "differ in their compile-time structure";
@@ -191,6 +214,25 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
       if (!y) return false;
       out.push_back(*y);
       return true;
+    }
+    if (t.kind == Val::Kind::Maybe && (x.kind == Val::Kind::Some || x.kind == Val::Kind::None)) {
+      // A presence known here: a constant flag, and the payload or zeros.
+      auto flag = asTensor(Val::boolean(x.kind == Val::Kind::Some), t.elements[0].type, at);
+      if (!flag) return false;
+      out.push_back(*flag);
+      if (x.kind == Val::Kind::Some) return walk(t.elements[1], x.elements[0]);
+      std::function<bool(const Val&)> zeros = [&](const Val& leaf) {
+        if (leaf.kind == Val::Kind::Tensor) {
+          auto z = asTensor(Val::integer(shape::DimExpr::constant(0)), leaf.type, at);
+          if (!z) return false;
+          out.push_back(*z);
+          return true;
+        }
+        for (const Val& e : leaf.elements)
+          if (!zeros(e)) return false;
+        return true;
+      };
+      return zeros(t.elements[1]);
     }
     if (t.kind != x.kind || t.elements.size() != x.elements.size()) {
       unsupported(at, "a value whose compile-time structure changes in a loop");
@@ -385,29 +427,56 @@ Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
 Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
   auto cond = conditionValue(condition, e->condition->span);
   if (!cond) return std::nullopt;
-  mlir::Location l = loc(e->span);
+  return lowerRuntimeChoice(*cond, e->span, typeOf(e), {[&] { return lowerExpr(e->thenValue); }, e->thenValue->span},
+                            {[&] { return lowerExpr(e->elseValue); }, e->elseValue->span},
+                            "an `if` on data whose branches");
+}
+
+// `match` on an optional whose presence is known only at run time: an
+// `scf.if` on the presence, each branch the match on what is known there,
+// `some(payload)` in the first and `none` in the second (so each picks its
+// arm while lowering, like any match on an optional). A first arm that binds
+// whatever comes (`o => ...`) takes the optional as it is.
+Result Lowerer::lowerMaybeMatch(const ast::MatchExpr* e, const Val& s) {
+  const std::string what = "a `match` on an optional known only at run time";
+  if (!e->arms.empty() && e->arms[0].pattern->kind == ast::PatternKind::Binding) {
+    const Symbol* sym = module().symbolOf(e->arms[0].pattern->name);
+    if (!(sym && sym->kind == SymbolKind::EnumVariant)) return lowerMatchOn(e, s);
+  }
+  if (notation_) return unsupported(e->span, what + " inside index notation");
+  auto cond = conditionValue(s.elements[0], e->scrutinee->span);
+  if (!cond) return std::nullopt;
+  Val some = Val::of(Val::Kind::Some);
+  some.elements.push_back(s.elements[1]);
+  return lowerRuntimeChoice(*cond, e->span, typeOf(e), {[&] { return lowerMatchOn(e, some); }, e->span},
+                            {[&] { return lowerMatchOn(e, Val::of(Val::Kind::None)); }, e->span},
+                            what + " whose arms");
+}
+
+Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<check::Type> type, const RuntimeArm& then,
+                                   const RuntimeArm& otherwise, const std::string& what) {
+  mlir::Location l = loc(at);
   // The results are known only once both branches are lowered: they are
   // lowered into a result-less `scf.if`, whose regions then move to the real one.
-  auto draft = builder_.create<mlir::scf::IfOp>(l, mlir::TypeRange{}, *cond, /*withElseRegion=*/true);
+  auto draft = builder_.create<mlir::scf::IfOp>(l, mlir::TypeRange{}, cond, /*withElseRegion=*/true);
   mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
   std::map<SpanKey, Val> localsBefore = frame().locals;
   std::map<std::string, mlir::Value> stateBefore = state_;
   struct Branch {
     mlir::Block* block;
-    const ast::Expr* expr;
+    Span span;
     Val value;
     std::map<SpanKey, Val> locals;
     std::map<std::string, mlir::Value> state;
   };
   std::vector<Branch> branches;
   bool ok = true;
-  for (auto [region, expr] : {std::pair{&draft.getThenRegion(), e->thenValue},
-                              std::pair{&draft.getElseRegion(), e->elseValue}}) {
+  for (auto [region, arm] : {std::pair{&draft.getThenRegion(), &then}, std::pair{&draft.getElseRegion(), &otherwise}}) {
     mlir::Block* block = region->empty() ? builder_.createBlock(region) : &region->front();
     block->clear();  // the draft's implicit terminator
     builder_.setInsertionPointToEnd(block);
-    auto v = lowerExpr(expr);
-    branches.push_back({block, expr, v ? *v : Val(), frame().locals, state_});
+    auto v = arm->lower();
+    branches.push_back({block, arm->span, v ? *v : Val(), frame().locals, state_});
     // Each branch starts from what was before the `if`; locals it declares end with it.
     frame().locals = localsBefore;
     state_ = stateBefore;
@@ -430,16 +499,14 @@ Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
   const Branch& b = branches[1];
   std::vector<Val> templates;
   std::vector<std::pair<Val, Val>> values;
-  std::vector<Span> spans;
   std::string why;
-  auto plan = planMerge(a.value, b.value, typeOf(e), why);
+  auto plan = planMerge(a.value, b.value, type, why);
   if (!plan) {
     fail();
-    return unsupported(e->span, "an `if` on data whose branches " + why);
+    return unsupported(at, what + " " + why);
   }
   templates.push_back(*plan);
   values.emplace_back(a.value, b.value);
-  spans.push_back(e->span);
   auto same = [](const Val& x, const Val& y) {
     std::string kx, ky;
     std::vector<mlir::Value> tx, ty;
@@ -456,7 +523,7 @@ Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
     auto merged = planMerge(x, y, std::nullopt, why);
     if (!merged) {
       fail();
-      return unsupported(e->span, "an `if` on data whose branches " + why + " (in a local they assign)");
+      return unsupported(at, what + " " + why + " (in a local they assign)");
     }
     assigned.push_back(key);
     templates.push_back(*merged);
@@ -472,7 +539,7 @@ Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
     std::vector<mlir::Value> leaves;
     std::function<bool(const Val&)> types = [&](const Val& v) {
       if (v.kind == Val::Kind::Tensor) {
-        auto tt = tensorType(v.type, e->span);
+        auto tt = tensorType(v.type, at);
         if (!tt) return false;
         resultTypes.push_back(*tt);
         return true;
@@ -489,7 +556,7 @@ Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
     builder_.setInsertionPointToEnd(br.block);
     std::vector<mlir::Value> yielded;
     for (size_t k = 0; k < templates.size(); ++k) {
-      auto x = flattenLike(templates[k], side == 0 ? values[k].first : values[k].second, br.expr->span);
+      auto x = flattenLike(templates[k], side == 0 ? values[k].first : values[k].second, br.span);
       if (!x) return fail();
       yielded.insert(yielded.end(), x->begin(), x->end());
     }
@@ -500,7 +567,7 @@ Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
     builder_.create<mlir::scf::YieldOp>(l, yielded);
   }
   builder_.restoreInsertionPoint(after);
-  auto op = builder_.create<mlir::scf::IfOp>(l, resultTypes, *cond, /*withElseRegion=*/true);
+  auto op = builder_.create<mlir::scf::IfOp>(l, resultTypes, cond, /*withElseRegion=*/true);
   op.getThenRegion().takeBody(draft.getThenRegion());
   op.getElseRegion().takeBody(draft.getElseRegion());
   draft.erase();

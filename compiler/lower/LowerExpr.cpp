@@ -590,11 +590,13 @@ static Result coerceTo(Lowerer& l, const Val& v, const check::Type& type, Span a
       return out;
     }
     case check::TypeKind::Optional: {
-      if (v.kind != Val::Kind::Some) return v;
-      auto inner = coerceTo(l, v.elements[0], type.optionalInner(), at);
+      // The payload: a Some's only element, a Maybe's second (after its presence).
+      size_t k = v.kind == Val::Kind::Some ? 0 : v.kind == Val::Kind::Maybe ? 1 : v.elements.size();
+      if (k >= v.elements.size()) return v;
+      auto inner = coerceTo(l, v.elements[k], type.optionalInner(), at);
       if (!inner) return std::nullopt;
       Val out = v;
-      out.elements[0] = *inner;
+      out.elements[k] = *inner;
       return out;
     }
     default: return v;
@@ -809,6 +811,12 @@ Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
 Result Lowerer::lowerMatch(const ast::MatchExpr* e) {
   auto s = lowerExpr(e->scrutinee);
   if (!s) return std::nullopt;
+  if (s->kind == Val::Kind::Maybe) return lowerMaybeMatch(e, *s);
+  return lowerMatchOn(e, *s);
+}
+
+Result Lowerer::lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee) {
+  const Val* s = &scrutinee;
   for (const ast::MatchArm& arm : e->arms) {
     const ast::Pattern* p = arm.pattern;
     bool matches = false;

@@ -8,7 +8,8 @@
 // type met while lowering is the checker's type instantiated with the frame's
 // substitution. Values that are structure rather than data (tuples,
 // optionals, blocks, compile-time integers, literals) stay structure: only
-// tensors become SSA values.
+// tensors become SSA values (an optional's presence too, when only the run
+// time knows it: Val::Kind::Maybe).
 #pragma once
 
 #include <functional>
@@ -42,6 +43,12 @@ struct Val {
     Unit,
     None,
     Some,      // elements[0]
+    // An optional whose presence is known only at run time (an `if` on data
+    // yielding `some` in one branch and `none` in the other): elements[0] is
+    // the presence, a Tensor of Linnet type `bool` (rank 0, i1), elements[1]
+    // the payload, whose tensors are zeros when absent. Flattened like a
+    // tuple (presence first); consumers choose on the presence at run time.
+    Maybe,
     Tuple,     // elements
     Struct,    // elements, in field order; `structItem`
     Enum,      // `variant` of `enumItem`
@@ -98,6 +105,13 @@ struct Val {
   static Val of(Kind k) {
     Val r;
     r.kind = k;
+    return r;
+  }
+  static Val maybe(Val present, Val payload) {
+    Val r;
+    r.kind = Kind::Maybe;
+    r.elements.push_back(std::move(present));
+    r.elements.push_back(std::move(payload));
     return r;
   }
   bool isData() const { return kind == Kind::Tensor || kind == Kind::Element; }
@@ -189,6 +203,10 @@ class Lowerer {
   Result lowerCall(const ast::CallExpr* e);
   Result lowerIndex(const ast::IndexExpr* e);
   Result lowerMatch(const ast::MatchExpr* e);
+  // `match` on a value known while lowering: the first arm that matches.
+  Result lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee);
+  // `match` on an optional whose presence is known only at run time (LowerControl.cpp).
+  Result lowerMaybeMatch(const ast::MatchExpr* e, const Val& scrutinee);
   Result lowerIf(const ast::IfExpr* e);
   Result callFunction(const check::CallBinding& binding, const ast::CallExpr* call,
                       std::optional<Val> receiver);
@@ -257,6 +275,17 @@ class Lowerer {
   bool lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
                         const std::function<bool(const Val&)>& bindVariable);
   Result lowerRuntimeIf(const ast::IfExpr* e, const Val& condition);
+  // One arm of a run-time choice: lowers its value (after binding what it
+  // binds) with the builder inside its region.
+  struct RuntimeArm {
+    std::function<Result()> lower;
+    Span span;
+  };
+  // An `scf.if` on `cond` (i1) choosing between two arms, yielding the arms'
+  // merged value, then the outer locals and state either arm changed.
+  // `what` starts the E2190 message when the arms cannot merge.
+  Result lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<check::Type> type, const RuntimeArm& then,
+                            const RuntimeArm& otherwise, const std::string& what);
   Result lowerScan(const ast::ForScanExpr* scan);
 
   // ---- reporting ----

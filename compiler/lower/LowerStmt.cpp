@@ -28,12 +28,17 @@ bool Lowerer::bindPattern(const ast::Pattern* p, const Val& v) {
         if (!bindPattern(p->elements[i], v.elements[i])) return false;
       return true;
     case ast::PatternKind::Some:
+    case ast::PatternKind::None:
+      if (v.kind == Val::Kind::Maybe) {
+        unsupported(p->span, "this pattern on an optional known only at run time (outside a `match`)");
+        return false;
+      }
+      if (p->kind == ast::PatternKind::None) return v.kind == Val::Kind::None;
       if (v.kind != Val::Kind::Some) {
         unsupported(p->span, "this pattern");
         return false;
       }
       return bindPattern(p->inner, v.elements[0]);
-    case ast::PatternKind::None: return v.kind == Val::Kind::None;
   }
   return false;
 }

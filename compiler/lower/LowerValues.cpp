@@ -21,6 +21,7 @@ bool structureKey(const Val& v, std::string& out) {
     case Val::Kind::Unit: out += "unit;"; return true;
     case Val::Kind::None: out += "none;"; return true;
     case Val::Kind::Enum: out += fmt::format("e:{}:{};", static_cast<const void*>(v.enumItem), v.variant); return true;
+    case Val::Kind::Maybe: out += "?"; [[fallthrough]];
     case Val::Kind::Some:
     case Val::Kind::Tuple:
     case Val::Kind::Struct:
