@@ -132,6 +132,26 @@ std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Ty
   }
 }
 
+// An optional of type `t` carried as a Maybe, its payload `t`'s tensors
+// (nullopt unless the payload is a tensor or a tuple of them).
+static std::optional<Val> presenceAtRunTime(const check::Type& t) {
+  std::function<std::optional<Val>(const check::Type&)> leaves = [&](const check::Type& x) -> std::optional<Val> {
+    if (x.isTensor()) return Val::tensor(mlir::Value(), x);
+    if (x.kind() != check::TypeKind::Tuple) return std::nullopt;
+    Val tuple = Val::of(Val::Kind::Tuple);
+    for (const check::Type& e : x.elements()) {
+      auto leaf = leaves(e);
+      if (!leaf) return std::nullopt;
+      tuple.elements.push_back(*leaf);
+    }
+    return tuple;
+  };
+  auto payload = leaves(t.optionalInner());
+  if (!payload) return std::nullopt;
+  return Val::maybe(Val::tensor(mlir::Value(), check::Type::scalar(check::DType::of(ast::ScalarType::Bool))),
+                    *payload);
+}
+
 // The carried values of a loop: the assigned locals, then the state.
 struct Lowerer::Carried {
   std::vector<SpanKey> locals;
@@ -155,9 +175,15 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     Val v = frame().locals.at(key);
     check::Type t = v.kind == Val::Kind::Tensor ? v.type : typeOf(assigned[key]);
     // A tuple, struct or optional local is carried as its tensors; its
-    // compile-time parts must stay as they are before the loop.
+    // compile-time parts must stay as they are before the loop. An optional
+    // that is `none` before the loop (and assigned in it) is carried with its
+    // presence as data: the body may make it `some`.
     std::string why;
-    auto tmpl = t.isTensor() ? std::optional<Val>(Val::tensor(mlir::Value(), t)) : planMerge(v, v, t, why);
+    std::optional<Val> tmpl;
+    if (t.isTensor()) tmpl = Val::tensor(mlir::Value(), t);
+    else if (v.kind == Val::Kind::None && t.kind() == check::TypeKind::Optional)
+      tmpl = presenceAtRunTime(t);  // `none` before the loop, assigned in it
+    if (!tmpl) tmpl = planMerge(v, v, t, why);
     if (!tmpl) {
       unsupported(assigned[key]->span, "a loop-carried value that is not a tensor or a structure of them");
       return std::nullopt;
@@ -235,7 +261,12 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
       return zeros(t.elements[1]);
     }
     if (t.kind != x.kind || t.elements.size() != x.elements.size()) {
-      unsupported(at, "a value whose compile-time structure changes in a loop");
+      if (t.kind == Val::Kind::Some)
+        unsupported(at, "an optional that is `some` before a loop and whose presence changes in it");
+      else if (t.kind == Val::Kind::None)
+        unsupported(at, "an optional that is `none` before a loop and whose presence changes in it");
+      else
+        unsupported(at, "a value whose compile-time structure changes in a loop");
       return false;
     }
     if (t.elements.empty()) {
