@@ -517,6 +517,65 @@ def data_if(rng):
 
 
 @program
+def optional_if(rng):
+    x = dyadic(rng, (3,))
+    y = dyadic(rng, (3,))
+    calls = []
+    for c in [True, False]:
+        out = x * 2.0 + y if c else y - 1.0
+        calls.append(call("pick", {"x": x, "y": y, "c": c}, result(out, "f32", EXACT_DYADIC)))
+    for c in [0.5, -0.5]:
+        present = not c > 0.0
+        calls.append(call("fallback", {"x": x, "y": y, "c": c},
+                          result(x if present else y, "f32", EXACT, part=0), result(present, "bool", part=1)))
+    for c in [True, False]:
+        out = (x + y) * 2.0 if c else x * 3.0
+        calls.append(call("paired", {"x": x, "y": y, "c": c}, result(out, "f32", EXACT_DYADIC)))
+    for a, b in [(True, True), (True, False), (False, True)]:
+        out = (x if b else x + y) if a else y * 4.0
+        calls.append(call("nested", {"x": x, "y": y, "a": a, "b": b}, result(out, "f32", EXACT_DYADIC)))
+    for n, c in [(4, True), (4, False), (2, True), (1, False)]:
+        v = dyadic(rng, (n,))
+        out = (v + 1.0) * (v + 1.0) if c else v * 0.5
+        calls.append(call("sized", {"x": v, "c": c},
+                          result(out, "f32", {"rel": 0.0, "abs": 0.0,
+                                              "why": "exact: squares and halves of small multiples of 1/4"})))
+    for n in [0, 1, 3, 4]:
+        o, hits = (x if n > 0 else None), 0
+        for i in range(1, n + 1):
+            o = x * float(i) if i % 2 == 1 else None
+            hits += o is not None
+        calls.append(call("alternating", {"x": x, "n": np.int32(n)},
+                          result(o if o is not None else x - 4.0, "f32", EXACT_DYADIC, part=0),
+                          result(hits, "i32", part=1)))
+    v = dyadic(rng, (5,))
+    v[1], v[3], v[4] = 1.25, 0.75, -0.5  # above 0.5: 1.25 then 0.75; above 1: 1.25 only
+    for t in [0.5, 1.0, 3.0]:
+        above = [e for e in v if e > t]
+        found = above[-1] if above else np.float32(t - 100.0)
+        calls.append(call("last_above", {"x": v, "t": t}, result(found, "f32", EXACT, part=0),
+                          result(bool(above), "bool", part=1)))
+    a = dyadic(rng, (2, 3))
+    w = dyadic(rng, (4, 3))
+    b = dyadic(rng, (4,))
+    for c in [True, False]:
+        calls.append(call("in_struct", {"x": x, "c": c}, result(x + x * 2.0 if c else x + 1.0, "f32", EXACT_DYADIC)))
+        calls.append(call("tuple_payload", {"x": x, "y": y, "c": c}, result(x - y if c else x, "f32", EXACT_DYADIC)))
+        calls.append(call("literal_payload", {"x": x, "c": c}, result(x * 3.0 if c else -x, "f32", EXACT_DYADIC)))
+        out = a.astype(np.float64) @ w.T.astype(np.float64) + (b if c else 0.0)
+        calls.append(call("with_bias", {"x": a, "w": w, "b": b, "c": c}, result(out, "f32", EXACT_DYADIC)))
+        calls.append(call("rebound", {"x": x, "c": c}, result(x * 3.0 if c else x, "f32", EXACT_DYADIC)))
+    for n in [0, 1, 5]:
+        best = None
+        for i in range(n):
+            if i % 3 == 0:
+                best = (x * float(i), i)
+        calls.append(call("counted", {"x": x}, result(best[0] + best[1] if best else x, "f32", EXACT_DYADIC),
+                          bind={"N": n}))
+    return calls
+
+
+@program
 def enums(rng):
     x = dyadic(rng, (3,))
     return [
