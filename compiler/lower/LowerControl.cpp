@@ -247,18 +247,12 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
       if (!flag) return false;
       out.push_back(*flag);
       if (x.kind == Val::Kind::Some) return walk(t.elements[1], x.elements[0]);
-      std::function<bool(const Val&)> zeros = [&](const Val& leaf) {
-        if (leaf.kind == Val::Kind::Tensor) {
-          auto z = asTensor(Val::integer(shape::DimExpr::constant(0)), leaf.type, at);
-          if (!z) return false;
-          out.push_back(*z);
-          return true;
-        }
-        for (const Val& e : leaf.elements)
-          if (!zeros(e)) return false;
+      return forEachTensorLeaf(t.elements[1], [&](const Val& leaf) {
+        auto z = asTensor(Val::integer(shape::DimExpr::constant(0)), leaf.type, at);
+        if (!z) return false;
+        out.push_back(*z);
         return true;
-      };
-      return zeros(t.elements[1]);
+      });
     }
     if (t.kind != x.kind || t.elements.size() != x.elements.size()) {
       if (t.kind == Val::Kind::Some)
@@ -567,19 +561,13 @@ Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<chec
   // Each branch's yield, converted to the template's leaf types.
   std::vector<mlir::Type> resultTypes;
   for (const Val& t : templates) {
-    std::vector<mlir::Value> leaves;
-    std::function<bool(const Val&)> types = [&](const Val& v) {
-      if (v.kind == Val::Kind::Tensor) {
-        auto tt = tensorType(v.type, at);
-        if (!tt) return false;
-        resultTypes.push_back(*tt);
-        return true;
-      }
-      for (const Val& x : v.elements)
-        if (!types(x)) return false;
+    bool typed = forEachTensorLeaf(t, [&](const Val& v) {
+      auto tt = tensorType(v.type, at);
+      if (!tt) return false;
+      resultTypes.push_back(*tt);
       return true;
-    };
-    if (!types(t)) return fail();
+    });
+    if (!typed) return fail();
   }
   for (const std::string& path : written) resultTypes.push_back(stateBefore.at(path).getType());
   for (size_t side = 0; side < 2; ++side) {

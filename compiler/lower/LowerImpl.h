@@ -123,6 +123,9 @@ struct Val {
 bool structureKey(const Val& v, std::string& out);
 // The tensors of `v`, in order (depth first).
 void collectTensors(const Val& v, std::vector<mlir::Value>& out);
+// Calls `leaf` on each tensor leaf of `v`, in the same order; stops at, and
+// returns false for, the first call that returns false.
+bool forEachTensorLeaf(const Val& v, const std::function<bool(const Val&)>& leaf);
 // `v` with its tensors replaced, in order, by `values` from `next` on.
 Val refill(const Val& v, llvm::ArrayRef<mlir::Value> values, size_t& next);
 

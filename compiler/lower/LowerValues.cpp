@@ -42,6 +42,13 @@ void collectTensors(const Val& v, std::vector<mlir::Value>& out) {
   for (const Val& e : v.elements) collectTensors(e, out);
 }
 
+bool forEachTensorLeaf(const Val& v, const std::function<bool(const Val&)>& leaf) {
+  if (v.kind == Val::Kind::Tensor) return leaf(v);
+  for (const Val& e : v.elements)
+    if (!forEachTensorLeaf(e, leaf)) return false;
+  return true;
+}
+
 Val refill(const Val& v, llvm::ArrayRef<mlir::Value> values, size_t& next) {
   Val out = v;
   if (v.kind == Val::Kind::Tensor) out.value = values[next++];
