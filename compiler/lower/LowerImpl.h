@@ -217,6 +217,8 @@ class Lowerer {
 
   // ---- known ops (LowerKnownOps.cpp): nullopt when `f` is not one ----
   Result lowerKnownOp(const ast::FunctionItem& f, const Frame& callee, Span at);
+  // Masked attention over the keys some query sees (LowerAttentionBound.cpp).
+  Result lowerBoundedAttention(const ast::FunctionItem& f, const Frame& callee, Span at);
 
   // ---- outlining (LowerOutline.cpp) ----
   bool shouldOutline(const std::optional<Val>& receiver) const;

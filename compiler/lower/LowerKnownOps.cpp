@@ -143,9 +143,9 @@ int64_t rank(const Val& v) { return mlir::cast<mlir::RankedTensorType>(v.value.g
 }  // namespace
 
 Result Lowerer::lowerKnownOp(const ast::FunctionItem& f, const Frame& callee, Span at) {
-  if (f.function != ast::FunctionKind::Op || !callee.module || callee.module->name != "std.nn.cache" ||
-      notation_)
-    return std::nullopt;
+  if (f.function != ast::FunctionKind::Op || !callee.module || notation_) return std::nullopt;
+  if (callee.module->name == "std.nn.attention") return lowerBoundedAttention(f, callee, at);
+  if (callee.module->name != "std.nn.cache") return std::nullopt;
   const std::string& name = f.name.name;
   const std::vector<Val>& p = callee.params;
   // The signatures of docs/lowering.md's table; anything else lowers from its body.

@@ -1060,6 +1060,78 @@ def stdlib_write_tokens(rng):
 
 
 @program
+def stdlib_masked_attention(rng):
+    # The ops' own semantics (std.nn.attention): f32 scores times the scale,
+    # masked scores replaced by -1e30, softmax with its row maximum
+    # subtracted, probabilities mixed with the values. Computed in float64.
+    K = 10
+    scale = np.float64(np.float32(0.35))
+
+    def normal(shape):
+        return f32(rng.standard_normal(shape))
+
+    def mix(q, k, v, mask, sinks=None):
+        # q [B, Hk, G, Q, D], k/v [B, Hk, K, D], mask broadcast to [B, Hk, G, Q, K]
+        s = np.einsum("bjgqd,bjkd->bjgqk", q.astype(np.float64), k.astype(np.float64)) * scale
+        s = np.where(mask, s, -1e30)
+        top = s.max(axis=-1, keepdims=True)
+        if sinks is not None:
+            top = np.maximum(top, sinks)
+        e = np.exp(s - top)
+        total = e.sum(axis=-1, keepdims=True)
+        if sinks is not None:
+            total = total + np.exp(sinks - top)
+        return np.einsum("bjgqk,bjkd->bjgqd", e / total, v.astype(np.float64))
+
+    def tail(k, v, past):
+        # Large finite keys and values past the last visible key: read, they
+        # would only be multiplied by zero probabilities.
+        k[:, :, past:, :] = 1e4
+        v[:, :, past:, :] = -3e4
+        return k, v
+
+    tol = {"rel": 1e-5, "abs": 1e-6, "why": "f32 exp, division and sums in another order: a few ulp"}
+    calls = []
+    # shared: one [Q, K] mask for every row and head.
+    causal = np.arange(K)[None, :] <= np.arange(4)[:, None] + 2          # bound 6
+    blind = causal.copy()
+    blind[1, :] = False                                                   # a query sees nothing: all K
+    holes = np.zeros((4, K), dtype=bool)
+    holes[:, [0, 3, 4]] = True
+    holes[2, 7] = True                                                    # bound 8, with holes
+    for mask, past in ((causal, 6), (blind, 6), (np.zeros((4, K), dtype=bool), K), (holes, 8)):
+        q, k, v = normal((2, 3, 4, 8)), normal((2, 3, K, 8)), normal((2, 3, K, 8))
+        k, v = tail(k, v, past)
+        want = mix(q[:, :, None], k, v, mask[None, None, None])[:, :, 0]
+        calls.append(call("shared", {"query": q, "key": k, "value": v, "mask": mask}, result(f32(want), "f32", tol)))
+    # rows: a position per row (decode_rows).
+    for positions, past in (([2, 5], 6), ([0, 0], 1), ([9, 3], K)):
+        mask = (np.arange(K)[None, :] <= np.array(positions)[:, None])[:, None, :]
+        q, k, v = normal((2, 3, 1, 8)), normal((2, 3, K, 8)), normal((2, 3, K, 8))
+        k, v = tail(k, v, past)
+        want = mix(q[:, :, None], k, v, mask[:, None, None])[:, :, 0]
+        calls.append(call("rows", {"query": q, "key": k, "value": v, "mask": mask}, result(f32(want), "f32", tol)))
+    # grouped: 4 query heads over 2 key heads, 2 queries per row.
+    for positions, past in (([[1, 2], [4, 3]], 5), ([[1, 2], [-1, 3]], K)):
+        mask = np.arange(K)[None, None, :] <= np.array(positions)[:, :, None]
+        q, k, v = normal((2, 4, 2, 8)), normal((2, 2, K, 8)), normal((2, 2, K, 8))
+        k, v = tail(k, v, past)
+        want = mix(q.reshape(2, 2, 2, 2, 8), k, v, mask[:, None, None]).reshape(2, 4, 2, 8)
+        calls.append(call("grouped", {"query": q, "key": k, "value": v, "mask": mask}, result(f32(want), "f32", tol)))
+    # sinks: each query head's sink logit joins its softmax.
+    for positions, past in (([3, 1], 4), ([-1, 6], K)):
+        mask = (np.arange(K)[None, :] <= np.array(positions)[:, None])[:, None, :]
+        q, k, v = normal((2, 4, 1, 8)), normal((2, 2, K, 8)), normal((2, 2, K, 8))
+        k, v = tail(k, v, past)
+        sinks = normal((4,))
+        s = sinks.astype(np.float64).reshape(1, 2, 2, 1, 1)
+        want = mix(q.reshape(2, 2, 2, 1, 8), k, v, mask[:, None, None], sinks=s).reshape(2, 4, 1, 8)
+        calls.append(call("sinks", {"query": q, "key": k, "value": v, "sinks": sinks, "mask": mask},
+                          result(f32(want), "f32", tol)))
+    return calls
+
+
+@program
 def typed_constants(rng):
     x = rng.integers(-10, 11, size=(4, 3)).astype(np.int32)
     xf = x.astype(np.float32)
