@@ -3,6 +3,7 @@
 // broadcasts, masks) become 1-D loads, stores and arithmetic that
 // `convert-vector-to-llvm` maps onto the target's registers.
 #include "compiler/codegen/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -197,6 +198,96 @@ FailureOr<scf::ForOp> carryReductionLanes(RewriterBase& rewriter, scf::ForOp loo
   return failure();
 }
 
+// `vdpbf16ps` on 512-bit registers: 16 f32 lanes, each adding the products
+// of one pair of the 32 bf16 elements of two vectors.
+constexpr int64_t kDotLanes = 16;
+constexpr llvm::StringLiteral kDotIntrinsic = "llvm.x86.avx512bf16.dpbf16ps.512";
+
+// The bf16 vector `v` widens, when `v` is `extf` of one with 2 x kDotLanes
+// elements along its last dim.
+Value widenedBF16(Value v) {
+  auto ext = v.getDefiningOp<arith::ExtFOp>();
+  if (!ext) return {};
+  auto type = dyn_cast<VectorType>(ext.getIn().getType());
+  if (!type || type.isScalable() || !type.getElementType().isBF16() || type.getShape().back() != 2 * kDotLanes)
+    return {};
+  return ext.getIn();
+}
+
+// With AVX512-BF16: one reduction of `loop` carried in lanes as
+// carryReductionLanes does, where each trip adds `extf(a) * extf(b)` of two
+// bf16 vectors of 2 x kDotLanes elements along the reduced last dim (no
+// mask): the loop carries kDotLanes f32 lanes per row of the leading dims
+// instead, each trip adding the products in pairs with one `vdpbf16ps` per
+// row (llvm.call_intrinsic on 1-D vectors extracted from the n-D ones), and
+// the lanes are reduced once after the loop. Neither operand is widened.
+// A reassociation of the sum as the lanes are; the instruction also flushes
+// denormal inputs and results to zero. At most kMaxCarriedLanes lanes.
+FailureOr<scf::ForOp> carryBF16DotLanes(RewriterBase& rewriter, scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [index, acc] : llvm::enumerate(loop.getRegionIterArgs())) {
+    if (!acc.hasOneUse()) continue;
+    auto reduction = dyn_cast<vector::MultiDimReductionOp>(*acc.getUsers().begin());
+    if (!reduction || reduction.getAcc() != acc || reduction.getKind() != vector::CombiningKind::ADD) continue;
+    if (reduction->getBlock() != loop.getBody() || isa<vector::MaskOp>(reduction->getParentOp())) continue;
+    Value result = reduction.getResult();
+    if (!result.hasOneUse() || *result.getUsers().begin() != yield || yield.getOperand(index) != result) continue;
+    auto sourceType = cast<VectorType>(reduction.getSource().getType());
+    SmallVector<bool> reducedDims = reduction.getReductionMask();
+    if (!sourceType.getElementType().isF32() || sourceType.getRank() < 2 || !reducedDims.back() ||
+        llvm::count(reducedDims, true) != 1)
+      continue;
+    auto mul = reduction.getSource().getDefiningOp<arith::MulFOp>();
+    if (!mul) continue;
+    Value a = widenedBF16(mul.getLhs()), b = widenedBF16(mul.getRhs());
+    if (!a || !b) continue;
+    SmallVector<int64_t> laneShape(sourceType.getShape());
+    laneShape.back() = kDotLanes;
+    auto laneType = VectorType::get(laneShape, rewriter.getF32Type());
+    if (laneType.getNumElements() > kMaxCarriedLanes) continue;
+    ArrayRef<int64_t> rows = ArrayRef(laneShape).drop_back();
+
+    Location loc = reduction.getLoc();
+    rewriter.setInsertionPoint(loop);
+    Value zeros = rewriter.create<arith::ConstantOp>(loc, DenseElementsAttr::get(laneType, rewriter.getF32FloatAttr(0)));
+    auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+        rewriter, zeros, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder& builder, Location, ArrayRef<BlockArgument> lanes) {
+          builder.setInsertionPoint(reduction);
+          Value next = lanes.front();
+          auto rowType = VectorType::get({kDotLanes}, builder.getF32Type());
+          SmallVector<int64_t> at(rows.size(), 0);
+          for (int64_t n = 0; n < laneType.getNumElements() / kDotLanes; ++n) {
+            // `at`: row n of the leading dims, last dim fastest.
+            int64_t rest = n;
+            for (size_t d = rows.size(); d-- > 0;) {
+              at[d] = rest % rows[d];
+              rest /= rows[d];
+            }
+            Value rowA = builder.create<vector::ExtractOp>(loc, a, at);
+            Value rowB = builder.create<vector::ExtractOp>(loc, b, at);
+            Value rowLanes = builder.create<vector::ExtractOp>(loc, next, at);
+            Value dot = builder
+                            .create<LLVM::CallIntrinsicOp>(loc, rowType, kDotIntrinsic,
+                                                           ValueRange{rowLanes, rowA, rowB})
+                            .getResult(0);
+            next = builder.create<vector::InsertOp>(loc, dot, next, at);
+          }
+          return SmallVector<Value>{next};
+        }));
+    auto newYield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+    BlockArgument oldAcc = newLoop.getRegionIterArgs()[index];
+    rewriter.modifyOpInPlace(newYield, [&] { newYield->setOperand(index, oldAcc); });
+    rewriter.eraseOp(reduction);
+    rewriter.setInsertionPointAfter(newLoop);
+    Value reduced = rewriter.create<vector::MultiDimReductionOp>(
+        loc, newLoop.getResults().back(), newLoop.getResult(index), reducedDims, vector::CombiningKind::ADD);
+    rewriter.replaceAllUsesExcept(newLoop.getResult(index), reduced, reduced.getDefiningOp());
+    return newLoop;
+  }
+  return failure();
+}
+
 // A masked 1-D reduction (what the multi-reduction lowering leaves of a
 // masked tile) reduces its vector with the masked-off lanes replaced by the
 // neutral element. Left masked, later type conversions of its region loop.
@@ -220,6 +311,8 @@ struct MaskedReductionToSelect : OpRewritePattern<vector::MaskOp> {
 };
 
 struct LowerVectorsPass : impl::LowerVectorsBase<LowerVectorsPass> {
+  using LowerVectorsBase::LowerVectorsBase;
+
   void runOnOperation() override {
     MLIRContext* context = &getContext();
     // A reduction's accumulator vector is read and written at the same
@@ -237,6 +330,10 @@ struct LowerVectorsPass : impl::LowerVectorsBase<LowerVectorsPass> {
         for (FailureOr<scf::ForOp> next = hoistAccumulator(rewriter, loop); succeeded(next);
              next = hoistAccumulator(rewriter, *next))
           loop = *next;
+        if (bf16Dot)
+          for (FailureOr<scf::ForOp> next = carryBF16DotLanes(rewriter, loop); succeeded(next);
+               next = carryBF16DotLanes(rewriter, *next))
+            loop = *next;
         for (FailureOr<scf::ForOp> next = carryReductionLanes(rewriter, loop); succeeded(next);
              next = carryReductionLanes(rewriter, *next))
           loop = *next;

@@ -86,6 +86,46 @@ bool vectorizable(linalg::LinalgOp op) {
   return true;
 }
 
+// A sum over its innermost loop of products of two widened bf16 operands,
+// both read along that loop, into f32 (`sum<f32>[i] cast<f32>(x[.., i]) *
+// cast<f32>(w[o, i])`, every product of a bf16 model): with AVX512-BF16 its
+// vectors are 32 bf16 elements, which `linnet-lower-vectors` multiplies
+// and adds in pairs (`vdpbf16ps`) into 16 f32 lanes. Only a static extent
+// that 32 divides, so that no vector is masked.
+bool bf16DotProduct(linalg::LinalgOp op, int64_t lanes) {
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1) return false;
+  if (op.getIteratorTypesArray().back() != utils::IteratorType::reduction) return false;
+  int64_t extent = op.getStaticLoopRanges().back();
+  if (ShapedType::isDynamic(extent) || extent % (2 * lanes) != 0) return false;
+  if (!getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType()).isF32()) return false;
+  for (OpOperand* input : op.getDpsInputOperands()) {
+    if (!getElementTypeOrSelf(input->get().getType()).isBF16()) return false;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0 || map.getResults().back() != getAffineDimExpr(loops - 1, op.getContext()))
+      return false;
+  }
+  Block* body = op.getBlock();
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!yield || yield.getNumOperands() != 1) return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add) return false;
+  Value acc = body->getArgument(2), product = add.getRhs();
+  if (add.getLhs() != acc) product = add.getLhs();
+  if (add.getLhs() != acc && add.getRhs() != acc) return false;
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul) return false;
+  for (Value factor : {mul.getLhs(), mul.getRhs()}) {
+    auto ext = factor.getDefiningOp<arith::ExtFOp>();
+    if (!ext || !isa<BlockArgument>(ext.getIn()) || cast<BlockArgument>(ext.getIn()).getOwner() != body ||
+        cast<BlockArgument>(ext.getIn()).getArgNumber() >= 2)
+      return false;
+  }
+  // Both operands, not one twice (x * x is a square, not a dot product of two).
+  return mul.getLhs().getDefiningOp<arith::ExtFOp>().getIn() != mul.getRhs().getDefiningOp<arith::ExtFOp>().getIn() &&
+         body->getOperations().size() == 5;
+}
+
 // Rows of a reduction computed together (see rowBlockedLoop).
 constexpr int64_t kRows = 4;
 
@@ -423,6 +463,8 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
     for (linalg::LinalgOp op : ops) {
       if (vectorLength > 1) op = interchangeForVectors(rewriter, op);
       SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+      int64_t vectorLength = this->vectorLength;
+      if (bf16Dot && vectorLength == 16 && bf16DotProduct(op, vectorLength)) vectorLength *= 2;
       if (vectorLength > 1 && vectorizable(op)) {
         std::optional<unsigned> rows = rowBlockedLoop(op);
         if (rows) {

@@ -63,6 +63,8 @@ def LinalgToParallelLoops : Pass<"linnet-linalg-to-parallel-loops"> {
            "iteration points below which an op stays on one thread (0: never parallel)">,
     Option<"vectorLength", "vector-length", "int64_t", /*default=*/"0",
            "lanes of the innermost loop's vectors (0: scalar loops only)">,
+    Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
+           "the target has a bf16 pair dot product (AVX512-BF16 `vdpbf16ps`): an f32 sum of products of two widened bf16 operands steps over 2 x vector-length elements">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
@@ -118,9 +120,23 @@ def LowerVectors : Pass<"linnet-lower-vectors"> {
     become `vector.load`/`vector.store`/`vector.maskedload`/
     `vector.maskedstore`. What remains of higher rank is left to
     `convert-vector-to-scf`.
+
+    With `bf16-dot`, a reduction loop carrying the lanes of an f32 sum of
+    products `extf(a) * extf(b)` of two bf16 vectors of 32 elements along
+    the reduction (what `linnet-linalg-to-parallel-loops` builds with the
+    same option) carries 16 f32 lanes instead, each trip adding pairs of
+    products with `llvm.x86.avx512bf16.dpbf16ps.512`: 32 multiply-adds in
+    one instruction, with no widening of either operand. A reassociation of
+    the sum, like the lanes themselves (AVX512-BF16 also flushes denormal
+    inputs and results to zero).
   }];
+  let options = [
+    Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
+           "carry 32-element bf16 sums of products as 16 f32 lanes updated by `vdpbf16ps`">,
+  ];
   let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def NarrowFloatMemory : Pass<"linnet-narrow-float-memory", "::mlir::ModuleOp"> {

@@ -4,6 +4,8 @@
 // any stage and `lowerTo` may be called repeatedly.
 #include "compiler/codegen/Pipeline.h"
 
+#include <map>
+
 #include "compiler/codegen/Passes.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/LinnetDialect.h"
@@ -95,14 +97,18 @@ Stage currentStage(ModuleOp module) {
 
 LogicalResult run(ModuleOp module, PassManager& pm) { return pm.run(module); }
 
-void addLinalgStage(OpPassManager& pm) {
+void addLinalgStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(linnet::conversion::createConvertLinnetToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createWidenRoundedResults());
-  pm.addPass(createCanonicalizerPass());
+  // Widened activations save a product's f32 FMAs their widenings; the
+  // bf16 dot product reads both operands as bf16 and widens nothing.
+  if (!target.bf16DotProducts()) {
+    pm.addPass(createWidenRoundedResults());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 void addBufferizedStage(OpPassManager& pm, const TargetOptions& target) {
@@ -202,9 +208,12 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   LinalgToParallelLoopsOptions loops;
   loops.minWork = target.parallelMinWork;
   loops.vectorLength = target.vectorLanes();
+  loops.bf16Dot = target.bf16DotProducts();
   pm.addPass(createLinalgToParallelLoops(loops));
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLowerVectors());
+  LowerVectorsOptions vectors;
+  vectors.bf16Dot = target.bf16DotProducts();
+  pm.addPass(createLowerVectors(vectors));
   // n-D transfers (a row-blocked reduction's vector<4x16> accumulators)
   // unrolled into 1-D ones: the default lowering stages them through a
   // stack buffer, which inside a loop of a parallel region grows the
@@ -258,16 +267,23 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
 
 }  // namespace
 
+namespace {
+bool hasFeature(const std::string& features, llvm::StringRef feature) {
+  llvm::SmallVector<llvm::StringRef> names;
+  llvm::StringRef(features).split(names, ',');
+  return llvm::is_contained(names, ("+" + feature).str());
+}
+}  // namespace
+
 int64_t TargetOptions::vectorLanes() const {
   if (vectorLanesOverride > 0) return vectorLanesOverride;
-  auto has = [&](llvm::StringRef feature) {
-    llvm::SmallVector<llvm::StringRef> names;
-    llvm::StringRef(features).split(names, ',');
-    return llvm::is_contained(names, ("+" + feature).str());
-  };
-  if (has("avx512f")) return 16;
-  if (has("avx")) return 8;
+  if (hasFeature(features, "avx512f")) return 16;
+  if (hasFeature(features, "avx")) return 8;
   return 4;
+}
+
+bool TargetOptions::bf16DotProducts() const {
+  return vectorLanes() == 16 && hasFeature(features, "avx512f") && hasFeature(features, "avx512bf16");
 }
 
 TargetOptions TargetOptions::host() {
@@ -281,6 +297,33 @@ TargetOptions TargetOptions::host() {
   llvm::sort(names);
   target.features = llvm::join(names, ",");
   return target;
+}
+
+bool TargetOptions::overrideFeatures(const std::string& overrides, std::string& error) {
+  llvm::SmallVector<llvm::StringRef> items, current;
+  llvm::StringRef(overrides).split(items, ',', -1, /*KeepEmpty=*/false);
+  llvm::StringRef(features).split(current, ',', -1, /*KeepEmpty=*/false);
+  std::map<std::string, bool> enabled;
+  for (llvm::StringRef f : current)
+    if (f.size() > 1) enabled[f.drop_front().str()] = f.front() == '+';
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    if (item.size() < 2 || (item.front() != '+' && item.front() != '-')) {
+      error = "`" + item.str() + "` is not +FEATURE or -FEATURE";
+      return false;
+    }
+    auto it = enabled.find(item.drop_front().str());
+    if (it == enabled.end()) {
+      error = "`" + item.drop_front().str() + "` is not a feature of " + triple + " (cpu " + cpu + ")";
+      return false;
+    }
+    it->second = item.front() == '+';
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, on] : enabled) names.push_back((on ? "+" : "-") + name);
+  llvm::sort(names);
+  features = llvm::join(names, ",");
+  return true;
 }
 
 void registerDialects(DialectRegistry& registry) {
@@ -321,7 +364,7 @@ LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target)
 
   if (current < Stage::Linalg) {
     PassManager pm(context);
-    addLinalgStage(pm);
+    addLinalgStage(pm, target);
     if (failed(run(module, pm))) return failure();
   }
   if (stage == Stage::Linalg) return success();

@@ -32,8 +32,16 @@ struct TargetOptions {
   int64_t vectorLanes() const;
   // Set to override vectorLanes() (0: derive it from `features`).
   int64_t vectorLanesOverride = 0;
+  // Whether bf16 sums of products use the pair dot product of AVX512-BF16
+  // (`vdpbf16ps`): `features` has it and vectors are 16 f32 lanes.
+  bool bf16DotProducts() const;
   // The machine this process runs on: its triple, CPU name and features.
   static TargetOptions host();
+  // These options with `overrides` applied: a comma-separated list of
+  // `+name` (use the feature) and `-name` (do not), as LLVM's -mattr, each
+  // replacing what `features` says of that name. False with `error` set
+  // when an item is malformed or names a feature `features` does not list.
+  bool overrideFeatures(const std::string& overrides, std::string& error);
 };
 
 // Every dialect, interface and translation the pipeline and the lowering
