@@ -157,6 +157,10 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   if (!lowered) return finishDiagnostics(common, sources, diagnostics);
   mlir::ModuleOp module = lowered->module.get();
   codegen::TargetOptions target = codegen::TargetOptions::host();
+  if (std::string problem; !options.targetFeatures.empty() && !target.overrideFeatures(options.targetFeatures, problem)) {
+    std::cerr << "linnet: error: --target-features: " << problem << "\n";
+    return kExitUsage;
+  }
 
   if (stage) return emitStage(module, *stage, target);
 

@@ -56,6 +56,8 @@ struct BuildOptions {
   std::vector<std::string> entries;  // empty: every entry
   std::string emit;                  // a stage to print instead of writing an artifact
   std::string output;
+  // +NAME/-NAME items applied to the host's CPU features (LLVM's -mattr).
+  std::string targetFeatures;
 };
 
 // `linnet run PATH [--bind K=V]... [--no-cache] [--verbose] [--quiet]` plus

@@ -82,6 +82,8 @@ int main(int argc, char** argv) {
   buildCmd->add_option("--emit", build.emit, "Print a stage: linnet|linalg|bufferized|llvm|asm")
       ->check(CLI::IsMember({"linnet", "linalg", "bufferized", "llvm", "asm"}));
   buildCmd->add_option("-o,--output", build.output, "The artifact to write (FILE.lnpkg)");
+  buildCmd->add_option("--target-features", build.targetFeatures,
+                       "+NAME,-NAME,...: use or leave out CPU features of this machine (e.g. -avx512bf16)");
   buildCmd->add_option("--std", stdDir, "Standard library directory");
 
   RunPackageOptions run;
