@@ -265,14 +265,12 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(createCanonicalizerPass());
 }
 
-}  // namespace
-
-namespace {
 bool hasFeature(const std::string& features, llvm::StringRef feature) {
   llvm::SmallVector<llvm::StringRef> names;
   llvm::StringRef(features).split(names, ',');
   return llvm::is_contained(names, ("+" + feature).str());
 }
+
 }  // namespace
 
 int64_t TargetOptions::vectorLanes() const {
