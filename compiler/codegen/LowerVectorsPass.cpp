@@ -131,6 +131,23 @@ TypedAttr neutralElement(vector::CombiningKind kind, Type type, Builder& b) {
   }
 }
 
+// After `newLoop` carries a reduction's lanes as its last result in place
+// of reducing them on every trip (carryReductionLanes, carryBF16DotLanes):
+// its old accumulator, result `index`, passes through the loop unchanged,
+// `producer` (the per-trip reduction) is erased, and the lanes are reduced
+// into the accumulator once after the loop.
+void reduceLanesAfterLoop(RewriterBase& rewriter, scf::ForOp newLoop, unsigned index, Operation* producer,
+                          ArrayRef<bool> reducedDims, vector::CombiningKind kind, Location loc) {
+  auto newYield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+  BlockArgument oldAcc = newLoop.getRegionIterArgs()[index];
+  rewriter.modifyOpInPlace(newYield, [&] { newYield->setOperand(index, oldAcc); });
+  rewriter.eraseOp(producer);
+  rewriter.setInsertionPointAfter(newLoop);
+  Value reduced = rewriter.create<vector::MultiDimReductionOp>(loc, newLoop.getResults().back(),
+                                                               newLoop.getResult(index), reducedDims, kind);
+  rewriter.replaceAllUsesExcept(newLoop.getResult(index), reduced, reduced.getDefiningOp());
+}
+
 // One reduction carried by `loop` in lanes: a carried accumulator whose
 // only use is the accumulator of one multi-reduction (masked or not) whose
 // result is yielded back in its place. Reducing the lanes horizontally on
@@ -183,16 +200,7 @@ FailureOr<scf::ForOp> carryReductionLanes(RewriterBase& rewriter, scf::ForOp loo
           return SmallVector<Value>{vector::makeArithReduction(b, loc, kind, source,
                                                                lanes.front())};
         }));
-    // The old accumulator now passes through the loop unchanged: it is the
-    // initial value the lanes are reduced into after the loop.
-    auto newYield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
-    BlockArgument oldAcc = newLoop.getRegionIterArgs()[index];
-    rewriter.modifyOpInPlace(newYield, [&] { newYield->setOperand(index, oldAcc); });
-    rewriter.eraseOp(producer);
-    rewriter.setInsertionPointAfter(newLoop);
-    Value reduced = rewriter.create<vector::MultiDimReductionOp>(
-        loc, newLoop.getResults().back(), newLoop.getResult(index), reducedDims, kind);
-    rewriter.replaceAllUsesExcept(newLoop.getResult(index), reduced, reduced.getDefiningOp());
+    reduceLanesAfterLoop(rewriter, newLoop, index, producer, reducedDims, kind, loc);
     return newLoop;
   }
   return failure();
@@ -275,14 +283,7 @@ FailureOr<scf::ForOp> carryBF16DotLanes(RewriterBase& rewriter, scf::ForOp loop)
           }
           return SmallVector<Value>{next};
         }));
-    auto newYield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
-    BlockArgument oldAcc = newLoop.getRegionIterArgs()[index];
-    rewriter.modifyOpInPlace(newYield, [&] { newYield->setOperand(index, oldAcc); });
-    rewriter.eraseOp(reduction);
-    rewriter.setInsertionPointAfter(newLoop);
-    Value reduced = rewriter.create<vector::MultiDimReductionOp>(
-        loc, newLoop.getResults().back(), newLoop.getResult(index), reducedDims, vector::CombiningKind::ADD);
-    rewriter.replaceAllUsesExcept(newLoop.getResult(index), reduced, reduced.getDefiningOp());
+    reduceLanesAfterLoop(rewriter, newLoop, index, reduction, reducedDims, vector::CombiningKind::ADD, loc);
     return newLoop;
   }
   return failure();
