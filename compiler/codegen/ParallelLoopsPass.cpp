@@ -148,6 +148,15 @@ std::optional<unsigned> rowBlockedLoop(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+// Rows per pass of a row-blocked reduction without a token block (a
+// matrix-vector product: decode's projections at one token, the output
+// head) where the static row extent allows: 8 weight rows share each
+// widened vector, and 8 streams through the weights keep more loads in
+// flight. 8-layer Phi-3-mini decode, 120 steps, alternated 3 times:
+// 8.11-8.29 s with 4 rows, 7.59-7.69 s with 8, logits bit-identical (each
+// row's sum is unchanged).
+constexpr int64_t kVectorRows = 8;
+
 // Tokens of a row-blocked reduction computed together with its rows: the
 // nearest parallel loop outside the rows whose extent is not one (the tokens
 // of a matrix product, the rows of a batch). A kTokens x kRows register
@@ -233,12 +242,13 @@ FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, 
 constexpr int64_t kPrefetchBytes = 768;
 
 // In the innermost (vector) loop of a row-blocked reduction, a prefetch of
-// each of the block's rows of every operand read along the rows and, last
+// each of the block's `rows` rows of every operand read along the rows and, last
 // and contiguously, along the innermost loop (the matrix of a product),
 // kPrefetchBytes ahead, clamped to the row's last element. Only where the
 // rows are long enough for it to matter (a static innermost extent of at
 // least 4 x kPrefetchBytes; a dynamic one is not known to be).
-void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<scf::ForOp> loops, unsigned rowsLoop) {
+void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<scf::ForOp> loops, unsigned rowsLoop,
+                  int64_t rows) {
   unsigned inner = op.getNumLoops() - 1;
   if (loops.size() != op.getNumLoops() || rowsLoop == inner) return;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -266,7 +276,7 @@ void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<s
           loc, rewriter.create<memref::DimOp>(loc, operand->get(), type.getRank() - 1),
           rewriter.create<arith::ConstantIndexOp>(loc, 1));
     Value column = rewriter.create<arith::MinSIOp>(loc, ahead, end);
-    for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
       SmallVector<Value> indices;
       for (AffineExpr e : map.getResults()) {
         unsigned d = cast<AffineDimExpr>(e).getPosition();
@@ -291,7 +301,9 @@ FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, li
                                                       std::optional<unsigned> tokensLoop = std::nullopt) {
   SmallVector<int64_t> sizes(op.getNumLoops(), 1);
   sizes.back() = length;
-  if (rowsLoop) sizes[*rowsLoop] = kRows;
+  int64_t rows = kRows;
+  if (rowsLoop && !tokensLoop && op.getStaticLoopRanges()[*rowsLoop] % kVectorRows == 0) rows = kVectorRows;
+  if (rowsLoop) sizes[*rowsLoop] = rows;
   if (rowsLoop && tokensLoop) sizes[*tokensLoop] = kTokens;
   linalg::LinalgTilingOptions options;
   options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::Loops);
@@ -310,7 +322,7 @@ FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, li
     for (Operation* loop : llvm::reverse(tiled->loops)) rewriter.eraseOp(loop);
     return failure();
   }
-  if (rowsLoop) prefetchRows(rewriter, op, loops, *rowsLoop);
+  if (rowsLoop) prefetchRows(rewriter, op, loops, *rowsLoop, rows);
   return loops;
 }
 

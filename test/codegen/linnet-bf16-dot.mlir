@@ -12,16 +12,16 @@
 #x = affine_map<(d0, d1) -> (d1)>
 #o = affine_map<(d0, d1) -> (d0)>
 
-// A matrix-vector product (decode): 4 rows per pass, 32 bf16 a step, one
+// A matrix-vector product (decode): 8 rows per pass, 32 bf16 a step, one
 // vdpbf16ps per row, no extf of either operand left in the loop.
 // LOOPS-LABEL: func @matvec
-// LOOPS: scf.for %{{.*}} = %c0 to %c64 step %c4
+// LOOPS: scf.for %{{.*}} = %c0 to %c64 step %c8
 // LOOPS: scf.for %{{.*}} = %c0 to %c256 step %c32
-// LOOPS: vector.transfer_read {{.*}} : memref<4x32xbf16, {{.*}}>, vector<4x32xbf16>
+// LOOPS: vector.transfer_read {{.*}} : memref<8x32xbf16, {{.*}}>, vector<8x32xbf16>
 // DOT-LABEL: func @matvec
-// DOT: scf.for %{{.*}} = %c0 to %c256 step %c32 iter_args(%{{.*}} = %cst{{.*}}) -> (vector<4x16xf32>)
+// DOT: scf.for %{{.*}} = %c0 to %c256 step %c32 iter_args(%{{.*}} = %cst{{.*}}) -> (vector<8x16xf32>)
 // DOT-NOT: arith.extf
-// DOT-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"({{.*}}) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
+// DOT-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"({{.*}}) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
 // DOT-NOT: llvm.call_intrinsic
 // DOT: scf.yield
 // DOT: vector.reduction <add>
@@ -49,15 +49,15 @@ func.func @matvec(%w: memref<64x256xbf16>, %x: memref<256xbf16>) -> memref<64xf3
 
 // A matrix product over a dynamic number of tokens (prefill): cache tiles,
 // full blocks of 4 tokens x 4 rows get 16 vdpbf16ps a step, the peeled
-// last tokens one token x 4 rows, 4 (in the threaded copy of the nest,
+// last tokens one token x 8 rows, 8 (in the threaded copy of the nest,
 // then the same in the sequential one).
 // DOT-LABEL: func @matmul
 // DOT: scf.for %{{.*}} = %c0 to %c128 step %c32 iter_args(%{{.*}}) -> (vector<4x4x16xf32>)
 // DOT-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
 // DOT-NOT: llvm.call_intrinsic
 // DOT: vector.reduction <add>
-// DOT: scf.for %{{.*}} = %c0 to %c128 step %c32 iter_args(%{{.*}}) -> (vector<1x4x16xf32>)
-// DOT-COUNT-4: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
+// DOT: scf.for %{{.*}} = %c0 to %c128 step %c32 iter_args(%{{.*}}) -> (vector<1x8x16xf32>)
+// DOT-COUNT-8: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"
 // DOT-NOT: llvm.call_intrinsic
 // DOT: vector.reduction <add>
 func.func @matmul(%w: memref<64x128xbf16>, %x: memref<?x128xbf16>) -> memref<?x64xf32> {
