@@ -115,15 +115,15 @@ bool bf16DotProduct(linalg::LinalgOp op, int64_t lanes) {
   if (add.getLhs() != acc && add.getRhs() != acc) return false;
   auto mul = product.getDefiningOp<arith::MulFOp>();
   if (!mul) return false;
+  SmallVector<Value, 2> widened;
   for (Value factor : {mul.getLhs(), mul.getRhs()}) {
     auto ext = factor.getDefiningOp<arith::ExtFOp>();
-    if (!ext || !isa<BlockArgument>(ext.getIn()) || cast<BlockArgument>(ext.getIn()).getOwner() != body ||
-        cast<BlockArgument>(ext.getIn()).getArgNumber() >= 2)
-      return false;
+    auto input = ext ? dyn_cast<BlockArgument>(ext.getIn()) : BlockArgument();
+    if (!input || input.getOwner() != body || input.getArgNumber() >= 2) return false;
+    widened.push_back(input);
   }
   // Both operands, not one twice (x * x is a square, not a dot product of two).
-  return mul.getLhs().getDefiningOp<arith::ExtFOp>().getIn() != mul.getRhs().getDefiningOp<arith::ExtFOp>().getIn() &&
-         body->getOperations().size() == 5;
+  return widened[0] != widened[1] && body->getOperations().size() == 5;
 }
 
 // Rows of a reduction computed together (see rowBlockedLoop).

@@ -113,6 +113,12 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
     std::cerr << "linnet: error: --emit takes linnet, linalg, bufferized, llvm or asm\n";
     return kExitUsage;
   }
+  // A usage error, found before any work on the program.
+  codegen::TargetOptions target = codegen::TargetOptions::host();
+  if (std::string problem; !options.targetFeatures.empty() && !target.overrideFeatures(options.targetFeatures, problem)) {
+    std::cerr << "linnet: error: --target-features: " << problem << "\n";
+    return kExitUsage;
+  }
   SourceManager& sources = package.sources;
   DiagnosticEmitter& diagnostics = package.diagnostics;
   Program* program = package.program.get();
@@ -156,11 +162,6 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   std::optional<lower::LoweredProgram> lowered = lower::lowerProgram(context, inputs, diagnostics);
   if (!lowered) return finishDiagnostics(common, sources, diagnostics);
   mlir::ModuleOp module = lowered->module.get();
-  codegen::TargetOptions target = codegen::TargetOptions::host();
-  if (std::string problem; !options.targetFeatures.empty() && !target.overrideFeatures(options.targetFeatures, problem)) {
-    std::cerr << "linnet: error: --target-features: " << problem << "\n";
-    return kExitUsage;
-  }
 
   if (stage) return emitStage(module, *stage, target);
 
