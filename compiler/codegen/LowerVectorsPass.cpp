@@ -3,6 +3,7 @@
 // broadcasts, masks) become 1-D loads, stores and arithmetic that
 // `convert-vector-to-llvm` maps onto the target's registers.
 #include "compiler/codegen/Passes.h"
+#include "compiler/codegen/X86Intrinsics.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -205,11 +206,6 @@ FailureOr<scf::ForOp> carryReductionLanes(RewriterBase& rewriter, scf::ForOp loo
   }
   return failure();
 }
-
-// `vdpbf16ps` on 512-bit registers: 16 f32 lanes, each adding the products
-// of one pair of the 32 bf16 elements of two vectors.
-constexpr int64_t kDotLanes = 16;
-constexpr llvm::StringLiteral kDotIntrinsic = "llvm.x86.avx512bf16.dpbf16ps.512";
 
 // The bf16 vector `v` widens, when `v` is `extf` of one with 2 x kDotLanes
 // elements along its last dim.

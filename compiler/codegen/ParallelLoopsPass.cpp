@@ -6,6 +6,7 @@
 // `linalgOpToLoops` and `tileLinalgOp` build one perfectly nested `scf.for`
 // per iteration dimension, outermost first, with every bound computed
 // before the nest.
+#include "compiler/codegen/ParallelLoops.h"
 #include "compiler/codegen/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -389,49 +390,6 @@ size_t parallelDepth(ArrayRef<utils::IteratorType> iterators, MutableArrayRef<sc
   return depth;
 }
 
-// scf.if (points >= minWork && parallel points > 1) { scf.parallel over the
-// first `depth` loops, the rest of the nest inside } else { the nest }.
-// `pointWork`, when set, is the op's iterations per point of `loops` (the
-// loops of a cache tile leave the reduction out: a matrix-vector product's
-// 9216 row points are 28 million multiply-adds).
-void parallelize(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size_t depth,
-                 int64_t minWork, Value pointWork = {}) {
-  scf::ForOp outer = loops.front();
-  Location loc = outer.getLoc();
-  rewriter.setInsertionPoint(outer);
-  Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
-  Value points = pointWork ? pointWork : one, parallelPoints = one;
-  for (auto [i, loop] : llvm::enumerate(loops)) {
-    // Points count iterations of the op, not of the (vector) loops.
-    Value span = rewriter.create<arith::SubIOp>(loc, loop.getUpperBound(), loop.getLowerBound());
-    Value trips = rewriter.create<arith::CeilDivSIOp>(loc, span, loop.getStep());
-    points = rewriter.create<arith::MulIOp>(loc, points, span);
-    if (i < depth) parallelPoints = rewriter.create<arith::MulIOp>(loc, parallelPoints, trips);
-  }
-  Value large = rewriter.create<arith::CmpIOp>(
-      loc, arith::CmpIPredicate::sge, points,
-      rewriter.create<arith::ConstantIndexOp>(loc, minWork));
-  Value split = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, parallelPoints, one);
-  Value condition = rewriter.create<arith::AndIOp>(loc, large, split);
-  auto branch = rewriter.create<scf::IfOp>(loc, condition, /*withElseRegion=*/true);
-
-  SmallVector<Value> lower, upper, steps;
-  for (scf::ForOp loop : loops.take_front(depth)) {
-    lower.push_back(loop.getLowerBound());
-    upper.push_back(loop.getUpperBound());
-    steps.push_back(loop.getStep());
-  }
-  rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
-  auto parallel = rewriter.create<scf::ParallelOp>(loc, lower, upper, steps);
-  IRMapping mapping;
-  for (size_t i = 0; i < depth; ++i)
-    mapping.map(loops[i].getInductionVar(), parallel.getInductionVars()[i]);
-  rewriter.setInsertionPoint(parallel.getBody()->getTerminator());
-  for (Operation& op : loops[depth - 1].getBody()->without_terminator())
-    rewriter.clone(op, mapping);
-  rewriter.moveOpBefore(outer, branch.elseBlock()->getTerminator());
-}
-
 // A reduction whose innermost loop is the reduction but is not read
 // contiguously (attention's probabilities times values, sum over k of
 // p[q, k] * v[k, d]) and whose result's last axis is a parallel loop: that
@@ -472,11 +430,28 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
       if (op.hasPureBufferSemantics()) ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops) {
+    // The copies a packed product leaves for few tokens, lowered as any
+    // other op (and not packed again).
+    llvm::SmallPtrSet<Operation*, 8> unpacked;
+    for (size_t next = 0; next < ops.size(); ++next) {
+      linalg::LinalgOp op = ops[next];
       if (vectorLength > 1) op = interchangeForVectors(rewriter, op);
       SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
       int64_t vectorLength = this->vectorLength;
-      if (bf16Dot && vectorLength == 16 && bf16DotProduct(op, vectorLength)) vectorLength *= 2;
+      if (bf16Dot && vectorLength == 16 && bf16DotProduct(op, vectorLength)) {
+        vectorLength *= 2;
+        std::optional<PackedProduct> product =
+            vectorizable(op) && !unpacked.contains(op) ? matchPackedProduct(op) : std::nullopt;
+        FailureOr<linalg::LinalgOp> fallback =
+            product ? lowerPackedProduct(rewriter, op, *product, minWork) : FailureOr<linalg::LinalgOp>(failure());
+        if (succeeded(fallback)) {
+          if (*fallback) {
+            unpacked.insert(*fallback);
+            ops.push_back(*fallback);
+          }
+          continue;
+        }
+      }
       if (vectorLength > 1 && vectorizable(op)) {
         std::optional<unsigned> rows = rowBlockedLoop(op);
         if (rows) {
@@ -548,4 +523,44 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
 };
 
 }  // namespace
+
+void parallelize(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size_t depth, int64_t minWork,
+                 Value pointWork) {
+  scf::ForOp outer = loops.front();
+  Location loc = outer.getLoc();
+  rewriter.setInsertionPoint(outer);
+  Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+  Value points = pointWork ? pointWork : one, parallelPoints = one;
+  for (auto [i, loop] : llvm::enumerate(loops)) {
+    // Points count iterations of the op, not of the (vector) loops.
+    Value span = rewriter.create<arith::SubIOp>(loc, loop.getUpperBound(), loop.getLowerBound());
+    Value trips = rewriter.create<arith::CeilDivSIOp>(loc, span, loop.getStep());
+    points = rewriter.create<arith::MulIOp>(loc, points, span);
+    if (i < depth) parallelPoints = rewriter.create<arith::MulIOp>(loc, parallelPoints, trips);
+  }
+  Value large = rewriter.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::sge, points,
+      rewriter.create<arith::ConstantIndexOp>(loc, minWork));
+  Value split = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, parallelPoints, one);
+  Value condition = rewriter.create<arith::AndIOp>(loc, large, split);
+  auto branch = rewriter.create<scf::IfOp>(loc, condition, /*withElseRegion=*/true);
+
+  SmallVector<Value> lower, upper, steps;
+  for (scf::ForOp loop : loops.take_front(depth)) {
+    lower.push_back(loop.getLowerBound());
+    upper.push_back(loop.getUpperBound());
+    steps.push_back(loop.getStep());
+  }
+  rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+  auto parallel = rewriter.create<scf::ParallelOp>(loc, lower, upper, steps);
+  IRMapping mapping;
+  for (size_t i = 0; i < depth; ++i)
+    mapping.map(loops[i].getInductionVar(), parallel.getInductionVars()[i]);
+  rewriter.setInsertionPoint(parallel.getBody()->getTerminator());
+  for (Operation& op : loops[depth - 1].getBody()->without_terminator())
+    rewriter.clone(op, mapping);
+  rewriter.moveOpBefore(outer, branch.elseBlock()->getTerminator());
+}
+
+
 }  // namespace linnet::codegen

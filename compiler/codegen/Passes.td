@@ -64,11 +64,11 @@ def LinalgToParallelLoops : Pass<"linnet-linalg-to-parallel-loops"> {
     Option<"vectorLength", "vector-length", "int64_t", /*default=*/"0",
            "lanes of the innermost loop's vectors (0: scalar loops only)">,
     Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
-           "the target has a bf16 pair dot product (AVX512-BF16 `vdpbf16ps`): an f32 sum of products of two widened bf16 operands steps over 2 x vector-length elements">,
+           "the target has a bf16 pair dot product (AVX512-BF16 `vdpbf16ps`): an f32 sum of products of two widened bf16 operands steps over 2 x vector-length elements, and a bf16 matrix product over many tokens runs on packed panels of its weights (PackedProducts.cpp)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
-                           "::mlir::affine::AffineDialect"];
+                           "::mlir::affine::AffineDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
 def FuseElementwise : Pass<"linnet-fuse-elementwise"> {

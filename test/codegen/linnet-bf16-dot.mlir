@@ -47,10 +47,11 @@ func.func @matvec(%w: memref<64x256xbf16>, %x: memref<256xbf16>) -> memref<64xf3
 #xt = affine_map<(d0, d1, d2) -> (d0, d2)>
 #ot = affine_map<(d0, d1, d2) -> (d0, d1)>
 
-// A matrix product over a dynamic number of tokens (prefill): cache tiles,
-// full blocks of 4 tokens x 4 rows get 16 vdpbf16ps a step, the peeled
-// last tokens one token x 8 rows, 8 (in the threaded copy of the nest,
-// then the same in the sequential one).
+// A matrix product over a dynamic number of tokens, in the branch for
+// fewer than 32 (at least 32 run packed: linnet-packed-products.mlir):
+// cache tiles, full blocks of 4 tokens x 4 rows get 16 vdpbf16ps a step,
+// the peeled last tokens one token x 8 rows, 8 (in the threaded copy of
+// the nest, then the same in the sequential one).
 // DOT-LABEL: func @matmul
 // DOT: scf.for %{{.*}} = %c0 to %c128 step %c32 iter_args(%{{.*}}) -> (vector<4x4x16xf32>)
 // DOT-COUNT-16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"

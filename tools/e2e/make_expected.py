@@ -1170,6 +1170,32 @@ def stdlib_page_slots(rng):
     calls.append(call("no_pages_dynamic", {"positions": positions}, result(np.full(5, -1, dtype=np.int32), "i32")))
     return calls
 
+@program
+def packed_products(rng):
+    def product(x, w):
+        return x.astype(np.float64) @ w.astype(np.float64).T
+    calls = []
+    w = dyadic(rng, (64, 96))
+    for m in (45, 5, 32):
+        x = dyadic(rng, (m, 96))
+        calls.append(call("tokens", {"w": w, "x": x}, result(product(x, w), "f32", EXACT_DYADIC)))
+    w = dyadic(rng, (32, 64))
+    x = dyadic(rng, (2, 19, 64))
+    calls.append(call("batched", {"w": w, "x": x}, result(product(x, w), "f32", EXACT_DYADIC)))
+    w = dyadic(rng, (96, 32))
+    x = dyadic(rng, (40, 32))
+    calls.append(call("fixed", {"w": w, "x": x}, result(product(x, w), "f32", EXACT_DYADIC)))
+    w = dyadic(rng, (128, 64))
+    x = dyadic(rng, (50, 64))
+    calls.append(call("sliced", {"w": w, "x": x}, result(product(x, w[32:96]), "f32", EXACT_DYADIC)))
+    w = dyadic(rng, (64, 64))
+    b = dyadic(rng, (64,))
+    x = dyadic(rng, (33, 64))
+    calls.append(call("biased", {"w": w, "b": b, "x": x},
+                      result(bf16_round(product(x, w) + b), "bf16",
+                             {"rel": 0.0, "abs": 0.0, "why": "exact: the f32 sum is exact, then rounded to bf16 once"})))
+    return calls
+
 
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
