@@ -14,6 +14,7 @@
 #include "compiler/driver/Driver.h"
 #include "compiler/modules/Program.h"
 #include "runtime/cli/RunFlags.h"
+#include "runtime/support/MemoryPolicy.h"
 
 int main(int argc, char** argv) {
   using namespace linnet::driver;
@@ -146,7 +147,12 @@ int main(int argc, char** argv) {
 
   if (checkCmd->parsed()) return runCheck(common, check);
   if (buildCmd->parsed()) return runBuild(common, build);
-  if (runCmd->parsed()) return runRun(common, run);
+  if (runCmd->parsed()) {
+    // The runtime's allocator policy for generated code (MemoryPolicy.h),
+    // as linnet-run sets it; the build before the run is not affected.
+    linnet::rt::retainFreedMemory();
+    return runRun(common, run);
+  }
   if (benchCmd->parsed()) return runBench(common, bench);
   if (lintCmd->parsed()) {
     lint.strict = true;

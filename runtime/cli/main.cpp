@@ -6,10 +6,13 @@
 #include "runtime/bench/Bench.h"
 #include "runtime/cli/RunCommand.h"
 #include "runtime/cli/RunFlags.h"
+#include "runtime/support/MemoryPolicy.h"
 
 #include <CLI/CLI.hpp>
 
 int main(int argc, char **argv) {
+  // Before anything is allocated (MemoryPolicy.h).
+  linnet::rt::retainFreedMemory();
   linnet::rt::RunOptions options;
   CLI::App app{"Run an entry of a compiled linnet artifact (.lnpkg) against a checkpoint, or continue a prompt.",
                "linnet-run"};
