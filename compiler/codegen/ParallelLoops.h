@@ -16,6 +16,10 @@ namespace linnet::codegen {
 void parallelize(mlir::RewriterBase& rewriter, llvm::MutableArrayRef<mlir::scf::ForOp> loops, size_t depth,
                  int64_t minWork, mlir::Value pointWork = {});
 
+// The same nest as an scf.parallel only, where the caller knows the
+// condition holds (no sequential copy is built).
+void parallelizeAlways(mlir::RewriterBase& rewriter, llvm::MutableArrayRef<mlir::scf::ForOp> loops, size_t depth);
+
 // A bf16 matrix product that `lowerPackedProduct` takes: out[.., t, o] =
 // init + sum_k extf(x[.., t, k]) * extf(w[o, k]), the op already known to be
 // a bf16 dot product (bf16DotProduct in ParallelLoopsPass.cpp).

@@ -524,6 +524,28 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
 
 }  // namespace
 
+namespace {
+
+// scf.parallel over the first `depth` loops at the rewriter's insertion
+// point, the rest of the nest cloned inside.
+void buildParallel(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size_t depth) {
+  SmallVector<Value> lower, upper, steps;
+  for (scf::ForOp loop : loops.take_front(depth)) {
+    lower.push_back(loop.getLowerBound());
+    upper.push_back(loop.getUpperBound());
+    steps.push_back(loop.getStep());
+  }
+  auto parallel = rewriter.create<scf::ParallelOp>(loops.front().getLoc(), lower, upper, steps);
+  IRMapping mapping;
+  for (size_t i = 0; i < depth; ++i)
+    mapping.map(loops[i].getInductionVar(), parallel.getInductionVars()[i]);
+  rewriter.setInsertionPoint(parallel.getBody()->getTerminator());
+  for (Operation& op : loops[depth - 1].getBody()->without_terminator())
+    rewriter.clone(op, mapping);
+}
+
+}  // namespace
+
 void parallelize(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size_t depth, int64_t minWork,
                  Value pointWork) {
   scf::ForOp outer = loops.front();
@@ -545,21 +567,15 @@ void parallelize(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size
   Value condition = rewriter.create<arith::AndIOp>(loc, large, split);
   auto branch = rewriter.create<scf::IfOp>(loc, condition, /*withElseRegion=*/true);
 
-  SmallVector<Value> lower, upper, steps;
-  for (scf::ForOp loop : loops.take_front(depth)) {
-    lower.push_back(loop.getLowerBound());
-    upper.push_back(loop.getUpperBound());
-    steps.push_back(loop.getStep());
-  }
   rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
-  auto parallel = rewriter.create<scf::ParallelOp>(loc, lower, upper, steps);
-  IRMapping mapping;
-  for (size_t i = 0; i < depth; ++i)
-    mapping.map(loops[i].getInductionVar(), parallel.getInductionVars()[i]);
-  rewriter.setInsertionPoint(parallel.getBody()->getTerminator());
-  for (Operation& op : loops[depth - 1].getBody()->without_terminator())
-    rewriter.clone(op, mapping);
+  buildParallel(rewriter, loops, depth);
   rewriter.moveOpBefore(outer, branch.elseBlock()->getTerminator());
+}
+
+void parallelizeAlways(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size_t depth) {
+  rewriter.setInsertionPoint(loops.front());
+  buildParallel(rewriter, loops, depth);
+  rewriter.eraseOp(loops.front());
 }
 
 
