@@ -522,10 +522,6 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
   }
 };
 
-}  // namespace
-
-namespace {
-
 // scf.parallel over the first `depth` loops at the rewriter's insertion
 // point, the rest of the nest cloned inside.
 void buildParallel(RewriterBase& rewriter, MutableArrayRef<scf::ForOp> loops, size_t depth) {

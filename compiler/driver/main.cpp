@@ -149,7 +149,8 @@ int main(int argc, char** argv) {
   if (buildCmd->parsed()) return runBuild(common, build);
   if (runCmd->parsed()) {
     // The runtime's allocator policy for generated code (MemoryPolicy.h),
-    // as linnet-run sets it; the build before the run is not affected.
+    // as linnet-run sets it. Set before the in-process build too: the
+    // compiler's freed memory then also stays with the process.
     linnet::rt::retainFreedMemory();
     return runRun(common, run);
   }
