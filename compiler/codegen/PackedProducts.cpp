@@ -82,28 +82,43 @@ class PackedNest {
     depth_ = op.getStaticLoopRanges()[k_];
   }
 
-  // The loop over panels, built at the builder's insertion point.
-  scf::ForOp build(OpBuilder& b) {
-    Value rows = constant(b, loc_, op_.getStaticLoopRanges()[product_.rows]);
-    auto panels = b.create<scf::ForOp>(loc_, constant(b, loc_, 0), rows, constant(b, loc_, kPanelRows));
+  // The loops over the weights' batch points (outermost first) and over
+  // panels, perfectly nested, built at the builder's insertion point.
+  SmallVector<scf::ForOp> build(OpBuilder& b) {
+    SmallVector<scf::ForOp> loops;
+    SmallVector<Value> at(op_.getNumLoops());
+    // Bounds before the nest, so that threads can share all its loops.
+    Value zero = constant(b, loc_, 0), one = constant(b, loc_, 1), panelRows = constant(b, loc_, kPanelRows);
+    for (unsigned dim : product_.weightBatch) {
+      loops.push_back(b.create<scf::ForOp>(loc_, zero, sizes_[dim], one));
+      b.setInsertionPointToStart(loops.back().getBody());
+      at[dim] = loops.back().getInductionVar();
+    }
+    auto panels = b.create<scf::ForOp>(loc_, zero, sizes_[product_.rows], panelRows);
+    loops.push_back(panels);
     b.setInsertionPointToStart(panels.getBody());
     Value panel = panels.getInductionVar();
     auto packedType = MemRefType::get({depth_ / 2, kPanelRows}, b.getI32Type());
     Value packed = b.create<memref::AllocOp>(loc_, packedType, b.getI64IntegerAttr(64));
-    pack(b, panel, packed);
-    SmallVector<Value> at(op_.getNumLoops());
     at[product_.rows] = panel;
+    pack(b, at, packed);
     batchLoops(b, 0, at, packed);
     b.create<memref::DeallocOp>(loc_, packed);
-    b.setInsertionPointAfter(panels);
-    return panels;
+    b.setInsertionPointAfter(loops.front());
+    return loops;
   }
 
  private:
   // packed[k / 2][r] = the word of w[panel + r][k, k + 1]: blocks of 16
   // rows x 16 words (32 bf16) loaded a row a vector, transposed in
   // registers, stored 16 words of one k pair a vector.
-  void pack(OpBuilder& b, Value panel, Value packed) {
+  void pack(OpBuilder& b, ArrayRef<Value> point, Value packed) {
+    Value panel = point[product_.rows];
+    // A last panel past the rows repeats the last row (its products are
+    // never stored).
+    Value lastRow = product_.maskedRows
+                        ? b.create<arith::SubIOp>(loc_, sizes_[product_.rows], constant(b, loc_, 1)).getResult()
+                        : Value();
     auto words = VectorType::get({kDotLanes}, b.getI32Type());
     auto pairs = VectorType::get({2 * kDotLanes}, b.getBF16Type());
     auto columns = b.create<scf::ForOp>(loc_, constant(b, loc_, 0), constant(b, loc_, depth_),
@@ -114,8 +129,9 @@ class PackedNest {
     for (int64_t group = 0; group < kPanelVectors; ++group) {
       SmallVector<Value> rows;
       for (int64_t r = 0; r < kDotLanes; ++r) {
-        SmallVector<Value> at(op_.getNumLoops());
+        SmallVector<Value> at(point);
         at[product_.rows] = b.create<arith::AddIOp>(loc_, panel, constant(b, loc_, group * kDotLanes + r));
+        if (lastRow) at[product_.rows] = b.create<arith::MinSIOp>(loc_, at[product_.rows], lastRow);
         at[k_] = column;
         Value row = b.create<vector::LoadOp>(loc_, pairs, product_.weights->get(), subscripts(op_, product_.weights, at));
         rows.push_back(b.create<vector::BitCastOp>(loc_, words, row));
@@ -199,10 +215,26 @@ class PackedNest {
       p[product_.rows] = b.create<arith::AddIOp>(loc_, panel, constant(b, loc_, kDotLanes * j));
       return p;
     };
+    // Where the rows may end inside the panel, each vector's lanes that
+    // are rows (none past the end).
+    SmallVector<Value> masks;
+    if (product_.maskedRows)
+      for (int64_t j = 0; j < kPanelVectors; ++j) {
+        Value start = b.create<arith::AddIOp>(loc_, panel, constant(b, loc_, kDotLanes * j));
+        Value left = b.create<arith::SubIOp>(loc_, sizes_[product_.rows], start);
+        left = b.create<arith::MaxSIOp>(loc_, b.create<arith::MinSIOp>(loc_, left, constant(b, loc_, kDotLanes)),
+                                        constant(b, loc_, 0));
+        masks.push_back(b.create<vector::CreateMaskOp>(loc_, VectorType::get({kDotLanes}, b.getI1Type()), left));
+      }
+    Value zeros = b.create<arith::ConstantOp>(loc_, DenseElementsAttr::get(lanes, b.getF32FloatAttr(0)));
     SmallVector<Value> init;
     for (int64_t i = 0; i < tokens; ++i)
-      for (int64_t j = 0; j < kPanelVectors; ++j)
-        init.push_back(b.create<vector::LoadOp>(loc_, lanes, out->get(), subscripts(op_, out, place(i, j))));
+      for (int64_t j = 0; j < kPanelVectors; ++j) {
+        SmallVector<Value> index = subscripts(op_, out, place(i, j));
+        init.push_back(masks.empty() ? b.create<vector::LoadOp>(loc_, lanes, out->get(), index).getResult()
+                                     : b.create<vector::MaskedLoadOp>(loc_, lanes, out->get(), index, masks[j], zeros)
+                                           .getResult());
+      }
     SmallVector<SmallVector<Value>> xAt;
     for (int64_t i = 0; i < tokens; ++i) xAt.push_back(place(i, 0));
     auto loop = b.create<scf::ForOp>(
@@ -230,9 +262,12 @@ class PackedNest {
           lb.create<scf::YieldOp>(loc, next);
         });
     for (int64_t i = 0; i < tokens; ++i)
-      for (int64_t j = 0; j < kPanelVectors; ++j)
-        b.create<vector::StoreOp>(loc_, loop.getResult(i * kPanelVectors + j), out->get(),
-                                  subscripts(op_, out, place(i, j)));
+      for (int64_t j = 0; j < kPanelVectors; ++j) {
+        Value acc = loop.getResult(i * kPanelVectors + j);
+        SmallVector<Value> index = subscripts(op_, out, place(i, j));
+        if (masks.empty()) b.create<vector::StoreOp>(loc_, acc, out->get(), index);
+        else b.create<vector::MaskedStoreOp>(loc_, out->get(), index, masks[j], acc);
+      }
   }
 
   linalg::LinalgOp op_;
@@ -266,14 +301,21 @@ std::optional<PackedProduct> matchPackedProduct(linalg::LinalgOp op) {
   if (outMap.getNumResults() != loops - 1 || outMap.isFunctionOfDim(k)) return std::nullopt;
   PackedProduct product{};
   product.rows = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
-  if (ShapedType::isDynamic(ranges[product.rows]) || ranges[product.rows] % kPanelRows != 0) return std::nullopt;
+  // Rows that 32 does not divide, or a dynamic count (attention's keys),
+  // end in a masked panel; a few static rows are not worth a panel.
+  product.maskedRows = ShapedType::isDynamic(ranges[product.rows]) || ranges[product.rows] % kPanelRows != 0;
+  if (!ShapedType::isDynamic(ranges[product.rows]) && ranges[product.rows] < kPanelRows) return std::nullopt;
   for (OpOperand* input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (map.isFunctionOfDim(product.rows)) {
-      // The weights: w[o, k], nothing else (one panel serves every token
-      // and batch point).
-      if (product.weights || map.getNumResults() != 2 || map.getResult(0) != getAffineDimExpr(product.rows, op.getContext()))
+      // The weights: w[.., o, k], the rows last but k; any loops before
+      // them are batch loops a panel is packed for (attention's heads).
+      unsigned n = map.getNumResults();
+      if (product.weights || n < 2 || map.getResult(n - 2) != getAffineDimExpr(product.rows, op.getContext()))
         return std::nullopt;
+      for (unsigned i = 0; i + 2 < n; ++i)
+        product.weightBatch.push_back(cast<AffineDimExpr>(map.getResult(i)).getPosition());
+      llvm::sort(product.weightBatch);
       product.weights = input;
     } else {
       if (product.activations) return std::nullopt;
@@ -282,13 +324,14 @@ std::optional<PackedProduct> matchPackedProduct(linalg::LinalgOp op) {
   }
   if (!product.weights || !product.activations) return std::nullopt;
   // The tokens: the innermost other parallel loop not known to be one.
+  auto shared = [&](unsigned d) { return d != product.rows && !llvm::is_contained(product.weightBatch, d); };
   std::optional<unsigned> tokens;
   for (unsigned d = 0; d < k; ++d)
-    if (d != product.rows && ranges[d] != 1) tokens = d;
+    if (shared(d) && ranges[d] != 1) tokens = d;
   if (!tokens) return std::nullopt;
   product.tokens = *tokens;
   for (unsigned d = 0; d < k; ++d)
-    if (d != product.rows && d != product.tokens) product.batch.push_back(d);
+    if (shared(d) && d != product.tokens) product.batch.push_back(d);
   return product;
 }
 
@@ -322,19 +365,24 @@ FailureOr<linalg::LinalgOp> lowerPackedProduct(RewriterBase& rewriter, linalg::L
     rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
   }
   PackedNest nest(op, product, sizes);
-  scf::ForOp panels = nest.build(rewriter);
-  SmallVector<scf::ForOp> loops{panels};
-  int64_t panelCount = ranges[product.rows] / kPanelRows;
-  if (minWork > 0 && panelCount > 1 && ranges[product.rows] * kPackMinTokens * ranges.back() >= minWork) {
+  SmallVector<scf::ForOp> loops = nest.build(rewriter);
+  // The parallel points (weight batch points x panels) and the rows, where
+  // static.
+  int64_t points = 1, rows = ranges[product.rows];
+  for (unsigned d : llvm::concat<const unsigned>(product.weightBatch, ArrayRef<unsigned>(product.rows)))
+    points = ShapedType::isDynamic(ranges[d]) || points == ShapedType::kDynamic
+                 ? ShapedType::kDynamic
+                 : points * (d == product.rows ? llvm::divideCeil(ranges[d], kPanelRows) : ranges[d]);
+  if (minWork > 0 && points != ShapedType::kDynamic && points > 1 && rows * kPackMinTokens * ranges.back() >= minWork) {
     // At least kPackMinTokens tokens here: the threshold holds whatever
     // the count, so no sequential copy of the nest (the 32-layer Phi-3-mini
     // build 43.8 -> 38.8 s, the same code run).
-    parallelizeAlways(rewriter, loops, 1);
+    parallelizeAlways(rewriter, loops, loops.size());
   } else if (minWork > 0) {
-    // Work per row: every token's K multiply-adds.
-    rewriter.setInsertionPoint(panels);
+    // Work per row and weight batch point: every token's K multiply-adds.
+    rewriter.setInsertionPoint(loops.front());
     Value work = rewriter.create<arith::MulIOp>(loc, tokens, constant(rewriter, loc, ranges.back()));
-    parallelize(rewriter, loops, 1, minWork, work);
+    parallelize(rewriter, loops, loops.size(), minWork, work);
   }
   rewriter.eraseOp(op);
   return fallback;

@@ -21,14 +21,16 @@ void parallelize(mlir::RewriterBase& rewriter, llvm::MutableArrayRef<mlir::scf::
 void parallelizeAlways(mlir::RewriterBase& rewriter, llvm::MutableArrayRef<mlir::scf::ForOp> loops, size_t depth);
 
 // A bf16 matrix product that `lowerPackedProduct` takes: out[.., t, o] =
-// init + sum_k extf(x[.., t, k]) * extf(w[o, k]), the op already known to be
-// a bf16 dot product (bf16DotProduct in ParallelLoopsPass.cpp).
+// init + sum_k extf(x[.., t, k]) * extf(w[.., o, k]), the op already known
+// to be a bf16 dot product (bf16DotProduct in ParallelLoopsPass.cpp).
 struct PackedProduct {
-  unsigned rows;                        // o: the weights' rows, the result's last axis
-  unsigned tokens;                      // t: blocked in registers
-  llvm::SmallVector<unsigned> batch;    // the other parallel loops, one at a time
-  mlir::OpOperand* weights;             // w[o, k]
-  mlir::OpOperand* activations;         // x[.., t, k]
+  unsigned rows;                            // o: the weights' rows, the result's last axis
+  unsigned tokens;                          // t: blocked in registers
+  llvm::SmallVector<unsigned> batch;        // the other parallel loops, one at a time per panel
+  llvm::SmallVector<unsigned> weightBatch;  // loops the weights follow (heads): a panel each
+  bool maskedRows;                          // a dynamic row count, or one 32 does not divide
+  mlir::OpOperand* weights;                 // w[.., o, k]
+  mlir::OpOperand* activations;             // x[.., t, k]
 };
 
 std::optional<PackedProduct> matchPackedProduct(mlir::linalg::LinalgOp op);

@@ -4,7 +4,8 @@
 // shuffles), and register blocks of 12 tokens x 2 vectors of 16 rows
 // accumulate in 24 vector<16xf32> with one vdpbf16ps per token and vector,
 // each token's k-pair broadcast. Fewer than 32 tokens take the dot-product
-// form (a run-time branch when the count is dynamic).
+// form (a run-time branch when the count is dynamic). Rows that end inside
+// a panel (a dynamic count: attention's keys) are masked.
 // RUN: %linnet-opt %s -linnet-linalg-to-parallel-loops="vector-length=16 bf16-dot=1" -canonicalize | FileCheck %s
 // Without the feature nothing is packed.
 // RUN: %linnet-opt %s -linnet-linalg-to-parallel-loops="vector-length=16" -canonicalize | FileCheck %s --check-prefix=PLAIN
@@ -93,13 +94,64 @@ func.func @few_tokens(%w: memref<64x128xbf16>, %x: memref<8x128xbf16>, %out: mem
   return
 }
 
-// 48 rows (not a multiple of a 32-row panel): the dot-product form.
-// CHECK-NOT: memref.alloc
-// CHECK: vector.transfer_read {{.*}} vector<{{.*}}x32xbf16>
-// CHECK-LABEL: func @batched
+// 48 rows (not a multiple of a 32-row panel): the last panel repeats the
+// last row when packing, and its results are loaded and stored through
+// masks of the rows left.
+// CHECK: scf.parallel (%[[P2:.*]]) = (%c0) to (%c48) step (%c32)
+// CHECK: arith.minsi %{{.*}}, %c47
+// CHECK: vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK: vector.maskedload
+// CHECK: llvm.call_intrinsic
+// CHECK: vector.maskedstore
+// CHECK-LABEL: func @few_rows
 func.func @odd_rows(%w: memref<48x128xbf16>, %x: memref<?x128xbf16>, %out: memref<?x48xf32>) {
   linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<?x128xbf16>, memref<48x128xbf16>) outs(%out : memref<?x48xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %ae = arith.extf %a : bf16 to f32
+    %be = arith.extf %b : bf16 to f32
+    %p = arith.mulf %ae, %be : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// 16 static rows: less than a panel, the dot-product form.
+// CHECK-NOT: memref.alloc
+// CHECK: vector.transfer_read {{.*}} vector<{{.*}}x32xbf16>
+// CHECK-LABEL: func @heads
+func.func @few_rows(%w: memref<16x128xbf16>, %x: memref<?x128xbf16>, %out: memref<?x16xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x128xbf16>, memref<16x128xbf16>) outs(%out : memref<?x16xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %ae = arith.extf %a : bf16 to f32
+    %be = arith.extf %b : bf16 to f32
+    %p = arith.mulf %ae, %be : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Attention's scores: the keys, a dynamic count of rows that follow the
+// head, are the weights. Threads share heads x panels; the panel is packed
+// per head, the last one masked; the count of queries decides.
+#qh = affine_map<(h, q, k, d) -> (h, q, d)>
+#kh = affine_map<(h, q, k, d) -> (h, k, d)>
+#oh = affine_map<(h, q, k, d) -> (h, q, k)>
+// CHECK: %[[Q:.*]] = memref.dim %arg0, %c1
+// CHECK: %[[K:.*]] = memref.dim %arg1, %c1
+// CHECK: arith.cmpi sge, %[[Q]], %c32
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c4, %[[K]]) step (%c1, %c32)
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<32x32xi32>
+// CHECK: vector.maskedload
+// CHECK: vector.maskedstore
+// CHECK: } else {
+// CHECK-LABEL: func @batched
+func.func @heads(%x: memref<4x?x64xbf16>, %w: memref<4x?x64xbf16>, %out: memref<4x?x?xf32>) {
+  linalg.generic {indexing_maps = [#qh, #kh, #oh], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x?x64xbf16>, memref<4x?x64xbf16>) outs(%out : memref<4x?x?xf32>) {
   ^bb0(%a: bf16, %b: bf16, %acc: f32):
     %ae = arith.extf %a : bf16 to f32
     %be = arith.extf %b : bf16 to f32
