@@ -29,6 +29,8 @@ namespace linnet::codegen {
 
 using namespace mlir;
 
+using namespace products;
+
 namespace {
 
 // 16-row vectors of a panel, and its rows. Two vectors x 12 tokens are 24
@@ -51,28 +53,11 @@ constexpr int64_t kBlockTokens[] = {12, 4, 1};
 // form (not tuned further).
 constexpr int64_t kPackMinTokens = 32;
 
-bool unitInnerStride(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return type && type.getRank() > 0 && succeeded(getStridesAndOffset(type, strides, offset)) && strides.back() == 1;
-}
-
 // The 32-bit word of the two bf16 elements at `indices` (the last one even).
 Value loadPair(OpBuilder& b, Location loc, Value memref, ValueRange indices) {
   Value pair = b.create<vector::LoadOp>(loc, VectorType::get({2}, b.getBF16Type()), memref, indices);
   return b.create<vector::BitCastOp>(loc, VectorType::get({1}, b.getI32Type()), pair);
 }
-
-// The operand's subscripts, the loops' values taken from `at`.
-SmallVector<Value> subscripts(linalg::LinalgOp op, OpOperand* operand, ArrayRef<Value> at) {
-  SmallVector<Value> indices;
-  for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults())
-    indices.push_back(at[cast<AffineDimExpr>(e).getPosition()]);
-  return indices;
-}
-
-Value constant(OpBuilder& b, Location loc, int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
 
 class PackedNest {
  public:
@@ -179,25 +164,11 @@ class PackedNest {
     b.setInsertionPointAfter(loop);
   }
 
-  // The tokens in blocks of kBlockTokens[0], what is left in blocks of the
-  // next size, and so on.
   void tokenBlocks(OpBuilder& b, SmallVector<Value>& at, Value packed) {
-    Value count = sizes_[product_.tokens];
-    Value start = constant(b, loc_, 0);
-    for (int64_t tokens : kBlockTokens) {
-      Value step = constant(b, loc_, tokens);
-      Value left = b.create<arith::SubIOp>(loc_, count, start);
-      Value end = tokens == 1 ? count
-                              : b.create<arith::AddIOp>(
-                                    loc_, start,
-                                    b.create<arith::MulIOp>(loc_, b.create<arith::DivUIOp>(loc_, left, step), step));
-      auto blocks = b.create<scf::ForOp>(loc_, start, end, step);
-      b.setInsertionPointToStart(blocks.getBody());
-      at[product_.tokens] = blocks.getInductionVar();
+    forTokenBlocks(b, loc_, sizes_[product_.tokens], kBlockTokens, [&](int64_t tokens, Value first) {
+      at[product_.tokens] = first;
       block(b, tokens, at, packed);
-      b.setInsertionPointAfter(blocks);
-      start = end;
-    }
+    });
   }
 
   // `tokens` tokens from at[tokens] x the panel's rows: accumulators loaded
@@ -218,23 +189,12 @@ class PackedNest {
     // Where the rows may end inside the panel, each vector's lanes that
     // are rows (none past the end).
     SmallVector<Value> masks;
-    if (product_.maskedRows)
-      for (int64_t j = 0; j < kPanelVectors; ++j) {
-        Value start = b.create<arith::AddIOp>(loc_, panel, constant(b, loc_, kDotLanes * j));
-        Value left = b.create<arith::SubIOp>(loc_, sizes_[product_.rows], start);
-        left = b.create<arith::MaxSIOp>(loc_, b.create<arith::MinSIOp>(loc_, left, constant(b, loc_, kDotLanes)),
-                                        constant(b, loc_, 0));
-        masks.push_back(b.create<vector::CreateMaskOp>(loc_, VectorType::get({kDotLanes}, b.getI1Type()), left));
-      }
-    Value zeros = b.create<arith::ConstantOp>(loc_, DenseElementsAttr::get(lanes, b.getF32FloatAttr(0)));
+    if (product_.maskedRows) masks = rowMasks(b, loc_, panel, sizes_[product_.rows], kPanelVectors, kDotLanes);
     SmallVector<Value> init;
     for (int64_t i = 0; i < tokens; ++i)
-      for (int64_t j = 0; j < kPanelVectors; ++j) {
-        SmallVector<Value> index = subscripts(op_, out, place(i, j));
-        init.push_back(masks.empty() ? b.create<vector::LoadOp>(loc_, lanes, out->get(), index).getResult()
-                                     : b.create<vector::MaskedLoadOp>(loc_, lanes, out->get(), index, masks[j], zeros)
-                                           .getResult());
-      }
+      for (int64_t j = 0; j < kPanelVectors; ++j)
+        init.push_back(loadRows(b, loc_, lanes, out->get(), subscripts(op_, out, place(i, j)),
+                                masks.empty() ? Value() : masks[j]));
     SmallVector<SmallVector<Value>> xAt;
     for (int64_t i = 0; i < tokens; ++i) xAt.push_back(place(i, 0));
     auto loop = b.create<scf::ForOp>(
@@ -264,9 +224,7 @@ class PackedNest {
     for (int64_t i = 0; i < tokens; ++i)
       for (int64_t j = 0; j < kPanelVectors; ++j) {
         Value acc = loop.getResult(i * kPanelVectors + j);
-        SmallVector<Value> index = subscripts(op_, out, place(i, j));
-        if (masks.empty()) b.create<vector::StoreOp>(loc_, acc, out->get(), index);
-        else b.create<vector::MaskedStoreOp>(loc_, out->get(), index, masks[j], acc);
+        storeRows(b, loc_, acc, out->get(), subscripts(op_, out, place(i, j)), masks.empty() ? Value() : masks[j]);
       }
   }
 
@@ -387,5 +345,66 @@ FailureOr<linalg::LinalgOp> lowerPackedProduct(RewriterBase& rewriter, linalg::L
   rewriter.eraseOp(op);
   return fallback;
 }
+
+namespace products {
+
+bool unitInnerStride(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return type && type.getRank() > 0 && succeeded(getStridesAndOffset(type, strides, offset)) && strides.back() == 1;
+}
+
+SmallVector<Value> subscripts(linalg::LinalgOp op, OpOperand* operand, ArrayRef<Value> at) {
+  SmallVector<Value> indices;
+  for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults())
+    indices.push_back(at[cast<AffineDimExpr>(e).getPosition()]);
+  return indices;
+}
+
+Value constant(OpBuilder& b, Location loc, int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+
+SmallVector<Value> rowMasks(OpBuilder& b, Location loc, Value panel, Value rows, int64_t vectors, int64_t lanes) {
+  SmallVector<Value> masks;
+  for (int64_t j = 0; j < vectors; ++j) {
+    Value start = b.create<arith::AddIOp>(loc, panel, constant(b, loc, lanes * j));
+    Value left = b.create<arith::SubIOp>(loc, rows, start);
+    left = b.create<arith::MaxSIOp>(loc, b.create<arith::MinSIOp>(loc, left, constant(b, loc, lanes)),
+                                    constant(b, loc, 0));
+    masks.push_back(b.create<vector::CreateMaskOp>(loc, VectorType::get({lanes}, b.getI1Type()), left));
+  }
+  return masks;
+}
+
+Value loadRows(OpBuilder& b, Location loc, VectorType type, Value memref, ValueRange index, Value mask) {
+  if (!mask) return b.create<vector::LoadOp>(loc, type, memref, index);
+  Value zeros = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type));
+  return b.create<vector::MaskedLoadOp>(loc, type, memref, index, mask, zeros);
+}
+
+void storeRows(OpBuilder& b, Location loc, Value value, Value memref, ValueRange index, Value mask) {
+  if (!mask) b.create<vector::StoreOp>(loc, value, memref, index);
+  else b.create<vector::MaskedStoreOp>(loc, memref, index, mask, value);
+}
+
+void forTokenBlocks(OpBuilder& b, Location loc, Value count, ArrayRef<int64_t> blockTokens,
+                    function_ref<void(int64_t tokens, Value first)> body) {
+  Value start = constant(b, loc, 0);
+  for (int64_t tokens : blockTokens) {
+    Value step = constant(b, loc, tokens);
+    Value left = b.create<arith::SubIOp>(loc, count, start);
+    Value end = tokens == 1 ? count
+                            : b.create<arith::AddIOp>(
+                                  loc, start, b.create<arith::MulIOp>(loc, b.create<arith::DivUIOp>(loc, left, step), step));
+    auto blocks = b.create<scf::ForOp>(loc, start, end, step);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(blocks.getBody());
+    body(tokens, blocks.getInductionVar());
+    b.setInsertionPointAfter(blocks);
+    start = end;
+  }
+}
+
+}  // namespace products
 
 }  // namespace linnet::codegen

@@ -391,8 +391,8 @@ size_t parallelDepth(ArrayRef<utils::IteratorType> iterators, MutableArrayRef<sc
 }
 
 // A reduction whose innermost loop is the reduction but is not read
-// contiguously (attention's probabilities times values, sum over k of
-// p[q, k] * v[k, d]) and whose result's last axis is a parallel loop: that
+// contiguously, not an outer product (OuterProducts.cpp takes sum over k of
+// p[q, k] * v[k, d]), and whose result's last axis is a parallel loop: that
 // loop moves innermost (sum over k outside, d inside) when the op then
 // reads every operand contiguously, so it vectorizes along d with the
 // results as accumulators instead of running scalar. The op is left as it
@@ -435,6 +435,11 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
     llvm::SmallPtrSet<Operation*, 8> unpacked;
     for (size_t next = 0; next < ops.size(); ++next) {
       linalg::LinalgOp op = ops[next];
+      if (vectorLength > 1 && !vectorizable(op))
+        if (std::optional<OuterProduct> product = matchOuterProduct(op)) {
+          lowerOuterProduct(rewriter, op, *product, vectorLength, minWork);
+          continue;
+        }
       if (vectorLength > 1) op = interchangeForVectors(rewriter, op);
       SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
       int64_t vectorLength = this->vectorLength;

@@ -1205,6 +1205,32 @@ def packed_products(rng):
     return calls
 
 
+@program
+def outer_products(rng):
+    calls = []
+    for queries, keys in ((25, 40), (4, 1), (13, 3)):
+        p = dyadic(rng, (2, queries, keys))
+        v = dyadic(rng, (2, keys, 96))
+        want = np.einsum("hqk,hkd->hqd", p.astype(np.float64), v.astype(np.float64))
+        calls.append(call("mix", {"p": p, "v": v}, result(want, "f32", EXACT_DYADIC)))
+    p = dyadic(rng, (2, 2, 17, 9))
+    v = dyadic(rng, (2, 9, 32))
+    want = np.einsum("hgqk,hkd->hgqd", p.astype(np.float64), v.astype(np.float64))
+    calls.append(call("grouped", {"p": p, "v": v}, result(want, "f32", EXACT_DYADIC)))
+    for m in (29, 1):
+        a = dyadic(rng, (m, 24))
+        b = dyadic(rng, (24, 40))
+        calls.append(call("rows40", {"a": a, "b": b}, result(a.astype(np.float64) @ b, "f32", EXACT_DYADIC)))
+    for n in (21, 64):
+        a = dyadic(rng, (7, 16))
+        b = dyadic(rng, (16, n))
+        calls.append(call("dynamic_rows", {"a": a, "b": b}, result(a.astype(np.float64) @ b, "f32", EXACT_DYADIC)))
+    x = dyadic(rng, (64,))
+    w = dyadic(rng, (64, 48))
+    calls.append(call("vector_matrix", {"x": x, "w": w}, result(x.astype(np.float64) @ w, "f32", EXACT_DYADIC)))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
