@@ -68,7 +68,8 @@ struct Blocking {
 Blocking blockingFor(int64_t rows, int64_t lanes) {
   int64_t budget = lanes >= 16 ? 24 : 12;
   int64_t rowVectors = ShapedType::isDynamic(rows) ? 0 : llvm::divideCeil(rows, lanes);
-  // Whole panels where the rows allow (96 rows: 2 panels of 3 vectors).
+  // Whole panels where the rows allow (96 rows: 2 panels of 3 vectors);
+  // a dynamic count (0 here) takes 3, its last panel masked.
   int64_t vectors = 2;
   if (rowVectors > 0 && rowVectors <= 3) vectors = rowVectors;
   else if (rowVectors % 3 == 0) vectors = 3;
