@@ -27,14 +27,13 @@ using namespace products;
 
 namespace {
 
-// The body's factor for input `argument`: the argument itself, or its
-// widening to f32 (`cast<f32>(v[..])`); null when it is neither.
-Value factorOf(Value v, Block* body, unsigned& argument) {
+// The input a factor of the body reads: the argument itself, or its
+// widening to f32 (`cast<f32>(v[..])`); none when it is neither.
+std::optional<unsigned> factorOf(Value v, Block* body) {
   if (auto ext = v.getDefiningOp<arith::ExtFOp>()) v = ext.getIn();
   auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg || arg.getOwner() != body || arg.getArgNumber() >= 2) return {};
-  argument = arg.getArgNumber();
-  return arg;
+  if (!arg || arg.getOwner() != body || arg.getArgNumber() >= 2) return std::nullopt;
+  return arg.getArgNumber();
 }
 
 // acc + a * b (either order of either), a and b the two inputs, each as it
@@ -49,8 +48,8 @@ bool multiplyAdd(linalg::LinalgOp op) {
   Value product = add.getLhs() == acc ? add.getRhs() : add.getRhs() == acc ? add.getLhs() : Value();
   auto mul = product ? product.getDefiningOp<arith::MulFOp>() : arith::MulFOp();
   if (!mul) return false;
-  unsigned first = 0, second = 0;
-  if (!factorOf(mul.getLhs(), body, first) || !factorOf(mul.getRhs(), body, second) || first == second) return false;
+  std::optional<unsigned> first = factorOf(mul.getLhs(), body), second = factorOf(mul.getRhs(), body);
+  if (!first || !second || *first == *second) return false;
   // The block: the widenings, the multiply, the add and the yield only.
   size_t widenings = isa<BlockArgument>(mul.getLhs()) ? 0 : 1;
   widenings += isa<BlockArgument>(mul.getRhs()) ? 0 : 1;
@@ -85,7 +84,9 @@ class OuterNest {
   OuterNest(linalg::LinalgOp op, const OuterProduct& product, ArrayRef<Value> sizes, int64_t lanes)
       : op_(op), product_(product), sizes_(sizes), loc_(op.getLoc()), lanes_(lanes) {
     k_ = op.getNumLoops() - 1;
-    blocking_ = blockingFor(op.getStaticLoopRanges()[product.rows], lanes);
+    int64_t rows = op.getStaticLoopRanges()[product.rows];
+    blocking_ = blockingFor(rows, lanes);
+    maskedRows_ = ShapedType::isDynamic(rows) || rows % (lanes * blocking_.vectors) != 0;
   }
 
   // The loops over the weights' batch points, the other batch loops and the
@@ -147,7 +148,7 @@ class OuterNest {
     // are rows (none past the end): the weights are read and the results
     // written through them.
     SmallVector<Value> masks;
-    if (product_.maskedRows) masks = rowMasks(b, loc_, panel, sizes_[product_.rows], vectors, lanes_);
+    if (maskedRows_) masks = rowMasks(b, loc_, panel, sizes_[product_.rows], vectors, lanes_);
     auto mask = [&](int64_t j) { return masks.empty() ? Value() : masks[j]; };
     SmallVector<Value> init;
     for (int64_t i = 0; i < tokens; ++i)
@@ -192,6 +193,7 @@ class OuterNest {
   int64_t lanes_;
   unsigned k_;
   Blocking blocking_;
+  bool maskedRows_;  // the rows may end inside a panel
 };
 
 }  // namespace
@@ -246,15 +248,13 @@ std::optional<OuterProduct> matchOuterProduct(linalg::LinalgOp op) {
   return product;
 }
 
-void lowerOuterProduct(RewriterBase& rewriter, linalg::LinalgOp op, OuterProduct product, int64_t lanes,
+void lowerOuterProduct(RewriterBase& rewriter, linalg::LinalgOp op, const OuterProduct& product, int64_t lanes,
                        int64_t minWork) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   SmallVector<Value> sizes;
   for (Range range : op.createLoopRanges(rewriter, loc))
     sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
-  int64_t rows = op.getStaticLoopRanges()[product.rows];
-  product.maskedRows = ShapedType::isDynamic(rows) || rows % (lanes * blockingFor(rows, lanes).vectors) != 0;
   // Work per point of the shared loops (per row of the panel loop): every
   // token's k multiply-adds.
   Value pointWork = sizes[op.getNumLoops() - 1];

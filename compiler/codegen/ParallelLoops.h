@@ -20,7 +20,8 @@ void parallelize(mlir::RewriterBase& rewriter, llvm::MutableArrayRef<mlir::scf::
 // condition holds (no sequential copy is built).
 void parallelizeAlways(mlir::RewriterBase& rewriter, llvm::MutableArrayRef<mlir::scf::ForOp> loops, size_t depth);
 
-// Helpers of the product strategies (PackedProducts.cpp, OuterProducts.cpp).
+// Helpers of the product strategies (PackedProducts.cpp, OuterProducts.cpp),
+// in ProductLoops.cpp.
 namespace products {
 
 // The memref's last dimension has unit stride.
@@ -84,7 +85,6 @@ struct OuterProduct {
   std::optional<unsigned> tokens;           // t: blocked in registers; none for one token
   llvm::SmallVector<unsigned> batch;        // the other parallel loops
   llvm::SmallVector<unsigned> weightBatch;  // parallel loops the weights follow (heads)
-  bool maskedRows;                          // set by lowerOuterProduct
   mlir::OpOperand* weights;                 // w[.., k, o]
   mlir::OpOperand* activations;             // x[.., t, k]
 };
@@ -94,7 +94,7 @@ std::optional<OuterProduct> matchOuterProduct(mlir::linalg::LinalgOp op);
 // Replaces `op` by register-blocked outer products on vectors of `lanes`
 // f32, the loops outside the token blocks shared by threads as `parallelize`
 // decides.
-void lowerOuterProduct(mlir::RewriterBase& rewriter, mlir::linalg::LinalgOp op, OuterProduct product, int64_t lanes,
-                       int64_t minWork);
+void lowerOuterProduct(mlir::RewriterBase& rewriter, mlir::linalg::LinalgOp op, const OuterProduct& product,
+                       int64_t lanes, int64_t minWork);
 
 }  // namespace linnet::codegen
