@@ -210,10 +210,13 @@ FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, 
   // get kTileOuter per tile; loops further out (the batch of a [B, S, H]
   // product) one, so a tile holds kTileOuter tokens however many rows the
   // batch has.
+  // Tokens that fit in one tile (a static batch of 8 rows) are not tiled,
+  // so the tile's token count stays static (prefetchNextTile needs it).
   std::optional<unsigned> tokens = tokenBlockedLoop(op, rowsLoop);
   for (unsigned i = 0; i < rowsLoop; ++i) {
     if (iterators[i] != utils::IteratorType::parallel) return failure();
     sizes[i] = !tokens || i == *tokens ? kTileOuter : 1;
+    if (tokens && i == *tokens && !ShapedType::isDynamic(ranges[i]) && ranges[i] <= kTileOuter) sizes[i] = 0;
     outer = true;
   }
   if (!outer) return failure();
@@ -227,7 +230,8 @@ FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, 
   for (Operation* loop : tiled->loops)
     if (auto forOp = dyn_cast<scf::ForOp>(loop)) out.loops.push_back(forOp);
   out.inner = tiled->op;
-  if (out.loops.size() != tiled->loops.size() || out.loops.size() != rowsLoop + 1) {
+  if (out.loops.size() != tiled->loops.size() ||
+      static_cast<int64_t>(out.loops.size()) != llvm::count_if(sizes, [](int64_t size) { return size != 0; })) {
     for (Operation* loop : llvm::reverse(tiled->loops)) rewriter.eraseOp(loop);
     return failure();
   }
@@ -242,16 +246,15 @@ FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, 
 // 14-19 GB/s without, 22-26 GB/s with 512-768 bytes ahead (1 KiB: 23).
 constexpr int64_t kPrefetchBytes = 768;
 
-// In the innermost (vector) loop of a row-blocked reduction, a prefetch of
-// each of the block's `rows` rows of every operand read along the rows and, last
-// and contiguously, along the innermost loop (the matrix of a product),
-// kPrefetchBytes ahead, clamped to the row's last element. Only where the
-// rows are long enough for it to matter (a static innermost extent of at
-// least 4 x kPrefetchBytes; a dynamic one is not known to be).
-void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<scf::ForOp> loops, unsigned rowsLoop,
-                  int64_t rows) {
+// The operands of a row-blocked reduction that its rows stream through
+// memory: read along the rows and, last and contiguously, along the
+// innermost loop (the matrix of a product), with a static innermost extent of
+// at least 4 x kPrefetchBytes (a dynamic one is not known to be long enough
+// for prefetching to matter). Each with its element size in bytes.
+SmallVector<std::pair<OpOperand*, int64_t>> streamedRows(linalg::LinalgOp op, unsigned rowsLoop) {
+  SmallVector<std::pair<OpOperand*, int64_t>> streamed;
   unsigned inner = op.getNumLoops() - 1;
-  if (loops.size() != op.getNumLoops() || rowsLoop == inner) return;
+  if (rowsLoop == inner) return streamed;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (OpOperand* operand : op.getDpsInputOperands()) {
     auto type = dyn_cast<MemRefType>(operand->get().getType());
@@ -260,13 +263,28 @@ void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<s
       continue;
     auto lastDim = dyn_cast<AffineDimExpr>(map.getResults().back());
     if (!lastDim || lastDim.getPosition() != inner ||
-        !llvm::is_contained(map.getResults(), rewriter.getAffineDimExpr(rowsLoop)))
+        !llvm::is_contained(map.getResults(), getAffineDimExpr(rowsLoop, op.getContext())))
       continue;
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(getStridesAndOffset(type, strides, offset)) || strides.back() != 1) continue;
     int64_t bytes = type.getElementTypeBitWidth() / 8;
     if (bytes == 0 || ShapedType::isDynamic(ranges[inner]) || ranges[inner] * bytes < 4 * kPrefetchBytes) continue;
+    streamed.push_back({operand, bytes});
+  }
+  return streamed;
+}
+
+// In the innermost (vector) loop of a row-blocked reduction, a prefetch of
+// each of the block's `rows` rows of every streamed operand (streamedRows),
+// kPrefetchBytes ahead, clamped to the row's last element.
+void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<scf::ForOp> loops, unsigned rowsLoop,
+                  int64_t rows) {
+  unsigned inner = op.getNumLoops() - 1;
+  if (loops.size() != op.getNumLoops()) return;
+  for (auto [operand, bytes] : streamedRows(op, rowsLoop)) {
+    auto type = cast<MemRefType>(operand->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(operand);
     Location loc = op.getLoc();
     rewriter.setInsertionPointToStart(loops.back().getBody());
     Value ahead = rewriter.create<arith::AddIOp>(loc, loops.back().getInductionVar(),
@@ -293,13 +311,79 @@ void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<s
   }
 }
 
+// In a cache tile's register blocks (kTokens x `rows`, a static number of
+// tokens in the tile along `tokensLoop`, at least two blocks of them),
+// prefetches of the next cache tile's rows of each streamed operand into L2,
+// spread over the tile's passes: pass (token block b, row block r)
+// prefetches, at the column its K loop is at, `share` = max(1, rows /
+// blocks) rows of the next tile's row block r (rows r + (b * share) % rows
+// onwards), so the blocks of one row block together cover it once. Without
+// it each tile's rows come from memory while the first token block waits on
+// them; with it the memory streams while the previous tile computes from
+// cache. Measured with a C loop of the same shape (8 tokens, 4 x 4 blocks,
+// K = 3072, two processes streaming 1 GiB each): 47-56 GFLOP/s each
+// without, 71-75 with (two tiles ahead: 63-65; prefetcht2: 61-71); in the
+// model, docs/codegen.md. With one block (4 tokens) the loop is bound by the
+// memory either way and the extra prefetches cost: 8-layer `decode_rows` at
+// 4 rows, 60 calls, 6.2-6.8 s without, 6.9-7.1 s with. The last tile's
+// prefetches are clamped to the last row.
+void prefetchNextTile(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<scf::ForOp> loops,
+                      unsigned rowsLoop, int64_t rows, unsigned tokensLoop) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (loops.size() != op.getNumLoops() || ranges[rowsLoop] != kTileRows || ShapedType::isDynamic(ranges[tokensLoop]) ||
+      ranges[tokensLoop] % kTokens != 0)
+    return;
+  int64_t blocks = ranges[tokensLoop] / kTokens;
+  if (blocks < 2) return;
+  int64_t share = std::max<int64_t>(1, rows / blocks);
+  for (auto [operand, bytes] : streamedRows(op, rowsLoop)) {
+    // Indices into the tile's source are its offsets plus the tile's own.
+    auto tile = operand->get().getDefiningOp<memref::SubViewOp>();
+    if (!tile || tile.getSourceType().getRank() != tile.getType().getRank() ||
+        !llvm::all_of(tile.getStaticStrides(), [](int64_t stride) { return stride == 1; }))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    Location loc = op.getLoc();
+    rewriter.setInsertionPointToStart(loops.back().getBody());
+    SmallVector<OpFoldResult> offsets = tile.getMixedOffsets();
+    auto value = [&](OpFoldResult v) { return getValueOrCreateConstantIndexOp(rewriter, loc, v); };
+    auto constant = [&](int64_t v) { return rewriter.create<arith::ConstantIndexOp>(loc, v); };
+    unsigned rowsDim = 0;
+    for (auto [i, e] : llvm::enumerate(map.getResults()))
+      if (cast<AffineDimExpr>(e).getPosition() == rowsLoop) rowsDim = i;
+    Value lastRow = rewriter.create<arith::SubIOp>(
+        loc, rewriter.create<memref::DimOp>(loc, tile.getSource(), rowsDim), constant(1));
+    // (b * share) % rows, b the token block.
+    Value block = rewriter.create<arith::DivUIOp>(loc, loops[tokensLoop].getInductionVar(), constant(kTokens));
+    Value first = rewriter.create<arith::RemUIOp>(
+        loc, rewriter.create<arith::MulIOp>(loc, block, constant(share)), constant(rows));
+    Value base = rewriter.create<arith::AddIOp>(
+        loc, rewriter.create<arith::AddIOp>(loc, value(offsets[rowsDim]), loops[rowsLoop].getInductionVar()),
+        rewriter.create<arith::AddIOp>(loc, first, constant(kTileRows)));
+    for (int64_t r = 0; r < share; ++r) {
+      SmallVector<Value> indices;
+      for (auto [i, e] : llvm::enumerate(map.getResults())) {
+        unsigned d = cast<AffineDimExpr>(e).getPosition();
+        if (i == rowsDim)
+          indices.push_back(rewriter.create<arith::MinSIOp>(
+              loc, rewriter.create<arith::AddIOp>(loc, base, constant(r)), lastRow));
+        else
+          indices.push_back(rewriter.create<arith::AddIOp>(loc, value(offsets[i]), loops[d].getInductionVar()));
+      }
+      rewriter.create<memref::PrefetchOp>(loc, tile.getSource(), indices, /*isWrite=*/false, /*localityHint=*/2,
+                                          /*isDataCache=*/true);
+    }
+  }
+}
+
 // Tiles `op` by one along every loop but the innermost (and `rowsLoop`, by
 // kRows, and `tokensLoop`, by kTokens), by `length` along the innermost, and
 // vectorizes the tile (masked where the extent is not a multiple).
 // Returns the tile loops, outermost first, or failure with `op` unchanged.
 FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, linalg::LinalgOp op,
                                                       int64_t length, std::optional<unsigned> rowsLoop,
-                                                      std::optional<unsigned> tokensLoop = std::nullopt) {
+                                                      std::optional<unsigned> tokensLoop = std::nullopt,
+                                                      bool nextTile = false) {
   SmallVector<int64_t> sizes(op.getNumLoops(), 1);
   sizes.back() = length;
   int64_t rows = kRows;
@@ -324,6 +408,7 @@ FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, li
     return failure();
   }
   if (rowsLoop) prefetchRows(rewriter, op, loops, *rowsLoop, rows);
+  if (rowsLoop && tokensLoop && nextTile) prefetchNextTile(rewriter, op, loops, *rowsLoop, rows, *tokensLoop);
   return loops;
 }
 
@@ -337,7 +422,7 @@ LogicalResult vectorizeTile(RewriterBase& rewriter, linalg::LinalgOp op, int64_t
   std::optional<unsigned> tokens = rows ? tokenBlockedLoop(op, *rows) : std::nullopt;
   auto plain = [&](linalg::LinalgOp tile, std::optional<unsigned> blockTokens) -> LogicalResult {
     FailureOr<SmallVector<scf::ForOp>> loops = failure();
-    if (blockTokens) loops = vectorizeInnermost(rewriter, tile, length, rows, blockTokens);
+    if (blockTokens) loops = vectorizeInnermost(rewriter, tile, length, rows, blockTokens, /*nextTile=*/true);
     if (failed(loops)) loops = vectorizeInnermost(rewriter, tile, length, rows);
     if (failed(loops) && rows) loops = vectorizeInnermost(rewriter, tile, length, std::nullopt);
     if (failed(loops)) return failure();

@@ -11,7 +11,8 @@
 //   is contiguous gets that axis innermost and vectorizes along it, where it
 //   is not an outer product (linnet-outer-products.mlir has both);
 // - threads: the threshold counts the reduction inside each tile point;
-// - prefetch: long rows of a row-blocked product are prefetched ahead.
+// - prefetch: long rows of a row-blocked product are prefetched ahead, and
+//   in a cache tile with a static token count the next tile's rows too.
 // RUN: %linnet-opt %s -linnet-linalg-to-parallel-loops=vector-length=16 -canonicalize | FileCheck %s
 
 #w3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -167,6 +168,84 @@ func.func @small_one_token_product(%x: memref<1x64xbf16>, %w: memref<64x64xbf16>
 func.func @long_row_product(%x: memref<1x2048xbf16>, %w: memref<256x2048xbf16>, %out: memref<1x256xf32>) {
   linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<1x2048xbf16>, memref<256x2048xbf16>) outs(%out : memref<1x256xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// 8 tokens over long rows (decode_rows at 8 rows): the tokens fit in one
+// tile, so they are not tiled and the tile's two token blocks are static.
+// Each K trip prefetches, into L2, two rows of the next tile (block b takes
+// rows (2 b) % 4 and the next of the row block, clamped to the last row),
+// besides its own four rows 768 bytes ahead into L1.
+// CHECK-LABEL: func @batch_next_tile
+// CHECK-SAME: %[[W:[a-z0-9]+]]: memref<64x2048xbf16>
+// CHECK: scf.parallel (%[[TILE:.*]]) = (%c0) to (%c64) step (%c32)
+// CHECK: scf.for %[[T:.*]] = %c0 to %c8 step %c4
+// CHECK: scf.for %[[R:.*]] = %c0 to %c32 step %c4
+// CHECK: scf.for %[[K:.*]] = %c0 to %c2048 step %c16
+// CHECK: %[[B:.*]] = arith.divui %[[T]], %c4
+// CHECK: %[[B2:.*]] = arith.muli %[[B]], %c2
+// CHECK: %[[FIRST:.*]] = arith.remui %[[B2]], %c4
+// CHECK: %[[NEXT:.*]] = arith.addi %[[FIRST]], %c32
+// CHECK: %[[AT:.*]] = arith.addi %[[TILE]], %[[R]]
+// CHECK: %[[ROW:.*]] = arith.addi %[[AT]], %[[NEXT]]
+// CHECK: %[[ROW0:.*]] = arith.minsi %[[ROW]], %c63
+// CHECK: memref.prefetch %[[W]][%[[ROW0]], %[[K]]], read, locality<2>, data : memref<64x2048xbf16>
+// CHECK: %[[ROW1:.*]] = arith.addi %[[ROW]], %c1
+// CHECK: %[[ROW1C:.*]] = arith.minsi %[[ROW1]], %c63
+// CHECK: memref.prefetch %[[W]][%[[ROW1C]], %[[K]]], read, locality<2>, data
+// CHECK-NOT: locality<2>
+// CHECK-COUNT-4: memref.prefetch %{{.*}}, read, locality<3>, data
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.transfer_read
+func.func @batch_next_tile(%x: memref<8x2048xbf16>, %w: memref<64x2048xbf16>, %out: memref<8x64xf32>) {
+  linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x2048xbf16>, memref<64x2048xbf16>) outs(%out : memref<8x64xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A dynamic token count (a short prefill in the dot-product form) keeps
+// 32-token tiles, peeled into blocks: no next-tile prefetch (the number of
+// blocks sharing a row block is not known).
+// CHECK-LABEL: func @dynamic_tokens_no_next_tile
+// CHECK-NOT: locality<2>
+// CHECK: return
+func.func @dynamic_tokens_no_next_tile(%x: memref<?x2048xbf16>, %w: memref<64x2048xbf16>, %out: memref<?x64xf32>) {
+  linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x2048xbf16>, memref<64x2048xbf16>) outs(%out : memref<?x64xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a32, %b32 : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// One block of 4 tokens is bound by the memory whatever is prefetched: no
+// next-tile prefetch (measured slower), only the rows' own.
+// CHECK-LABEL: func @one_block_no_next_tile
+// CHECK-NOT: locality<2>
+// CHECK: memref.prefetch %{{.*}}, read, locality<3>, data
+// CHECK-NOT: locality<2>
+// CHECK: return
+func.func @one_block_no_next_tile(%x: memref<4x2048xbf16>, %w: memref<64x2048xbf16>, %out: memref<4x64xf32>) {
+  linalg.generic {indexing_maps = [#xg, #wg, #og], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x2048xbf16>, memref<64x2048xbf16>) outs(%out : memref<4x64xf32>) {
   ^bb0(%a: bf16, %b: bf16, %acc: f32):
     %a32 = arith.extf %a : bf16 to f32
     %b32 = arith.extf %b : bf16 to f32
