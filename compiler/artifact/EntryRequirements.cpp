@@ -21,12 +21,14 @@ constexpr size_t kMaxDepth = 64;
 
 class Collector {
  public:
-  Collector(const check::CheckedProgram& program, const ast::BlockItem& root, const ast::FunctionItem& entry,
+  // `root` is the entry's block, null for a module-level entry.
+  Collector(const check::CheckedProgram& program, const ast::BlockItem* root, const ast::FunctionItem& entry,
             const bind::GenericBindings& generics, const SourceManager& sources)
       : program_(program), sources_(sources) {
     for (const ast::GenericParam& g : entry.generics)
       if (!g.isPack && g.constraint == ast::GenericKind::Dim) entryDims_.insert(check::symbolIdOf(g));
-    for (const ast::GenericParam& g : root.generics) {
+    if (!root) return;
+    for (const ast::GenericParam& g : root->generics) {
       if (g.isPack || g.constraint != ast::GenericKind::Dim) continue;
       auto it = generics.find(g.name.name);
       if (it == generics.end() || !it->second.dim) continue;
@@ -142,16 +144,14 @@ class Collector {
 
 }  // namespace
 
-EntryRequirements entryRequirements(const check::CheckedProgram& program, const manifest::BlockRef& root,
+EntryRequirements entryRequirements(const check::CheckedProgram& program,
+                                    const std::vector<manifest::EntryRef>& entries,
                                     const bind::GenericBindings& generics, const SourceManager& sources) {
   EntryRequirements result;
-  if (!root.block) return result;
-  for (const ast::Item* item : root.block->body) {
-    auto* fn = ast::as<ast::FunctionItem>(item);
-    if (!fn || fn->function != ast::FunctionKind::Entry) continue;
+  for (const manifest::EntryRef& entry : entries) {
     std::vector<DimRequirement> list;
-    Collector(program, *root.block, *fn, generics, sources).run(*fn, list, result.omitted);
-    if (!list.empty()) result.byEntry[fn->name.name] = std::move(list);
+    Collector(program, entry.block, *entry.entry, generics, sources).run(*entry.entry, list, result.omitted);
+    if (!list.empty()) result.byEntry[entry.entry->name.name] = std::move(list);
   }
   return result;
 }

@@ -38,8 +38,10 @@ struct EntryRequirements {
   size_t omitted = 0;  // relations left out because the manifest cannot express them
 };
 
-// For every entry of `root`. `generics` are the root block's bound values.
-EntryRequirements entryRequirements(const check::CheckedProgram& program, const manifest::BlockRef& root,
+// For every one of `entries` (manifest::programEntries). `generics` are the
+// root block's bound values.
+EntryRequirements entryRequirements(const check::CheckedProgram& program,
+                                    const std::vector<manifest::EntryRef>& entries,
                                     const bind::GenericBindings& generics, const SourceManager& sources);
 
 }  // namespace linnet::artifact

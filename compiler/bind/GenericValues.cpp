@@ -83,7 +83,8 @@ bool splitBind(const std::string& bind, std::string& name, std::string& value, D
 
 }  // namespace
 
-std::optional<EntryTypeBindings> parseEntryTypeBinds(const ast::BlockItem& block, std::string_view blockName,
+std::optional<EntryTypeBindings> parseEntryTypeBinds(const std::vector<const ast::FunctionItem*>& entries,
+                                                     const ast::BlockItem* root, std::string_view rootName,
                                                      const std::vector<std::string>& binds,
                                                      DiagnosticEmitter& diagnostics) {
   EntryTypeBindings bindings;
@@ -96,9 +97,7 @@ std::optional<EntryTypeBindings> parseEntryTypeBinds(const ast::BlockItem& block
     }
     std::vector<const ast::GenericParam*> generics;
     bool runTimeDim = false;
-    for (const ast::Item* item : block.body) {
-      auto* fn = ast::as<ast::FunctionItem>(item);
-      if (!fn || fn->function != ast::FunctionKind::Entry) continue;
+    for (const ast::FunctionItem* fn : entries) {
       for (const ast::GenericParam& g : fn->generics) {
         if (g.name.name != name) continue;
         if (g.isPack || g.constraint == ast::GenericKind::Dim) runTimeDim = runTimeDim || !g.isPack;
@@ -106,14 +105,14 @@ std::optional<EntryTypeBindings> parseEntryTypeBinds(const ast::BlockItem& block
       }
     }
     if (generics.empty()) {
-      auto d = diagnostics.emit(DiagnosticKind::UnknownBinding, Span{}, name, blockName);
+      auto d = diagnostics.emit(DiagnosticKind::UnknownBinding, Span{}, name, rootName);
       if (runTimeDim)
         d.help(fmt::format("`{}` is a dimension of an entry, fixed by each call: bind it when running "
                            "(`linnet run ... --bind {}` or a call's \"bind\")",
                            name, bind));
       else
-        d.help((block.generics.empty() ? std::string("the root block has no generics")
-                                       : "the root block's generics are " + ast::printGenericParams(block.generics)) +
+        d.help((!root || root->generics.empty() ? std::string("the root block has no generics")
+                                                : "the root block's generics are " + ast::printGenericParams(root->generics)) +
                "; an entry's type generics can be bound too");
       ok = false;
       continue;

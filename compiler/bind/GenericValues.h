@@ -30,14 +30,16 @@ using GenericBindings = std::map<std::string, BoundValue>;
 
 // The dtypes of the entries' own type generics (`pub entry f<T: Float>`):
 // they fix the entry's code, so they are bound when it is built, by name
-// (every entry of `block` with a generic of that name takes the value).
+// (every entry built with a generic of that name takes the value).
 using EntryTypeBindings = std::map<std::string, ast::ScalarType>;
 
 // Parses `NAME=VALUE` strings that name a type generic (not a dimension, not
-// a pack) of an entry of `block` and checks each value against the kind of
-// every such generic; a name no entry has as a type generic is
-// UnknownBinding. Returns nullopt after reporting.
-std::optional<EntryTypeBindings> parseEntryTypeBinds(const ast::BlockItem& block, std::string_view blockName,
+// a pack) of one of `entries` (those a build compiles; `root` is their block,
+// null for module-level entries only, named `rootName`) and checks each value
+// against the kind of every such generic; a name no entry has as a type
+// generic is UnknownBinding. Returns nullopt after reporting.
+std::optional<EntryTypeBindings> parseEntryTypeBinds(const std::vector<const ast::FunctionItem*>& entries,
+                                                     const ast::BlockItem* root, std::string_view rootName,
                                                      const std::vector<std::string>& binds,
                                                      DiagnosticEmitter& diagnostics);
 

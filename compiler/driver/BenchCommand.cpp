@@ -101,7 +101,8 @@ int runBench(const CommonOptions& common, const BenchCommandOptions& options) {
     std::optional<manifest::BlockRef> root = inspect::findRootBlock(*package->program, package->diagnostics);
     if (!root) return finishDiagnostics(common, package->sources, package->diagnostics);
     bool batched = false;
-    for (const ast::GenericParam& g : root->block->generics) batched |= g.name.name == "Batch";
+    if (root->block)
+      for (const ast::GenericParam& g : root->block->generics) batched |= g.name.name == "Batch";
     std::vector<int> batches = batched ? std::vector<int>{1, 8} : std::vector<int>{0};
     double buildSeconds = 0;
     for (int batch : batches) {

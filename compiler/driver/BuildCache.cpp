@@ -94,6 +94,8 @@ rt::Expected<std::string> buildCacheKey(const LoadedPackage& package, const Buil
   for (const std::string& bind : binds) hash.addPart(bind);
   hash.addPart("entries");
   for (const std::string& entry : options.entries) hash.addPart(entry);
+  hash.addPart("root");
+  hash.addPart(options.root);
 
   hash.addPart("checkpoint");
   if (!options.checkpoint.empty()) {

@@ -124,8 +124,12 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   Program* program = package.program.get();
   check::CheckedProgram checked = checkProgram(*program, diagnostics);
   if (diagnostics.hasErrors()) return finishDiagnostics(common, sources, diagnostics);
-  std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics);
+  std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics, options.root);
   if (!root) return finishDiagnostics(common, sources, diagnostics);
+  std::vector<manifest::EntryRef> entries = manifest::programEntries(program->rootModules(), *root);
+  if (!inspect::checkEntryNames(entries, diagnostics)) return finishDiagnostics(common, sources, diagnostics);
+  std::vector<const ast::FunctionItem*> entryItems;
+  for (const manifest::EntryRef& e : entries) entryItems.push_back(e.entry);
   // Binds of root generics go to the binding; the rest must name an entry's
   // type generic (they fix its code too).
   std::vector<std::string> entryBinds;
@@ -133,7 +137,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
       *program, &checked, *root, options.binds, options.checkpoint, diagnostics, &entryBinds);
   if (!binding) return finishDiagnostics(common, sources, diagnostics);
   std::optional<bind::EntryTypeBindings> entryTypes =
-      bind::parseEntryTypeBinds(*root->block, root->qualifiedName(), entryBinds, diagnostics);
+      bind::parseEntryTypeBinds(entryItems, root->block, root->qualifiedName(), entryBinds, diagnostics);
   if (!entryTypes) return finishDiagnostics(common, sources, diagnostics);
 
   lower::LowerInputs inputs;
@@ -141,6 +145,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   inputs.program = program;
   inputs.checked = &checked;
   inputs.root = *root;
+  inputs.compiled = entries;
   if (binding->generics) inputs.generics = *binding->generics;
   inputs.entries = options.entries;
   inputs.entryTypes = *entryTypes;
@@ -179,7 +184,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   }
   artifact::ManifestSource source{options.path, root->qualifiedName(), ""};
   artifact::ManifestTarget manifestTarget{target.triple, target.cpu, target.features};
-  artifact::EntryRequirements requirements = artifact::entryRequirements(checked, *root, inputs.generics, sources);
+  artifact::EntryRequirements requirements = artifact::entryRequirements(checked, entries, inputs.generics, sources);
   out->manifestJson =
       artifact::manifestJson(*lowered, inputs.generics, binding->checks, requirements, source, manifestTarget);
   out->sharedObject = std::move(*so);

@@ -90,7 +90,7 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         // generics, `B`, `S`) the graph applies on top.
         std::optional<inspect::RootBinding> binding;
         if (!options.checkpoint.empty()) {
-          std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics);
+          std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics, options.root);
           if (!root) return finishDiagnostics(common, sources, diagnostics, false, false);
           view.binds.clear();
           binding = inspect::bindRootGenerics(*program, &checked, *root, options.binds, options.checkpoint,
@@ -98,11 +98,12 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
           if (!binding) return finishDiagnostics(common, sources, diagnostics, false, false);
           view.valuesBlock = root->block;
           view.valuesBlockName = root->qualifiedName();
-          for (const ast::GenericParam& generic : root->block->generics) {
-            auto it = binding->generics->find(generic.name.name);
-            if (it != binding->generics->end())
-              view.values[&generic] = graph::GenericValue{it->second.dim, it->second.dtype};
-          }
+          if (root->block && binding->generics)
+            for (const ast::GenericParam& generic : root->block->generics) {
+              auto it = binding->generics->find(generic.name.name);
+              if (it != binding->generics->end())
+                view.values[&generic] = graph::GenericValue{it->second.dim, it->second.dtype};
+            }
         }
         view.format = options.format == "dot"   ? graph::Format::Dot
                       : options.format == "svg" ? graph::Format::Svg
@@ -119,6 +120,7 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         page.binds = options.binds;
         page.checkpoint = options.checkpoint;
         page.memory = options.memory;
+        page.root = options.root;
         // Bound values are evaluated from the checker's types: a page that
         // binds anything is of a checked program.
         std::optional<check::CheckedProgram> checked;

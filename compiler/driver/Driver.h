@@ -37,6 +37,7 @@ struct InspectOptions {
   std::vector<std::string> binds;  // NAME=VALUE
   std::string checkpoint;
   bool memory = false;
+  std::string root;         // --root BLOCK: the root block where several have entries
   std::string graph;        // --graph ENTRY: the typed graph view of that entry
   int expand = 1;           // --expand N
   std::string format = "text";  // --format text|dot|svg|html
@@ -54,6 +55,7 @@ struct BuildOptions {
   std::string checkpoint;
   std::vector<std::string> binds;
   std::vector<std::string> entries;  // empty: every entry
+  std::string root;                  // --root BLOCK: the root block where several have entries
   std::string emit;                  // a stage to print instead of writing an artifact
   std::string output;
   // +NAME/-NAME items applied to the host's CPU features (LLVM's -mattr).
@@ -70,6 +72,7 @@ struct BuildOptions {
 struct RunPackageOptions {
   std::string path;
   std::vector<std::string> binds;
+  std::string root;      // --root BLOCK, for the build
   bool noCache = false;  // neither read nor write the build cache
   bool verbose = false;  // say whether the cache was used, and where
   bool quiet = false;    // no progress lines on stderr

@@ -57,16 +57,18 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
 
   // Root generics and the entries' type generics are the build's; every
   // other bind (an entry's dimensions) is the run's.
-  std::optional<manifest::BlockRef> root = inspect::findRootBlock(*package->program, package->diagnostics);
+  std::optional<manifest::BlockRef> root =
+      inspect::findRootBlock(*package->program, package->diagnostics, options.root);
   if (!root) return finishDiagnostics(common, package->sources, package->diagnostics);
   std::set<std::string> generics;
-  for (const ast::GenericParam& generic : root->block->generics) generics.insert(generic.name.name);
-  for (const ast::Item* item : root->block->body)
-    if (auto* fn = ast::as<ast::FunctionItem>(item); fn && fn->function == ast::FunctionKind::Entry)
-      for (const ast::GenericParam& generic : fn->generics)
-        if (!generic.isPack && generic.constraint != ast::GenericKind::Dim) generics.insert(generic.name.name);
+  if (root->block)
+    for (const ast::GenericParam& generic : root->block->generics) generics.insert(generic.name.name);
+  for (const manifest::EntryRef& entry : manifest::programEntries(package->program->rootModules(), *root))
+    for (const ast::GenericParam& generic : entry.entry->generics)
+      if (!generic.isPack && generic.constraint != ast::GenericKind::Dim) generics.insert(generic.name.name);
   BuildOptions build;
   build.path = options.path;
+  build.root = options.root;
   build.checkpoint = run.checkpointDir.value_or("");
   run.binds.clear();
   for (const std::string& bind : options.binds)

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   inspectCmd->add_option("--bind", inspect.binds, "Bind a root generic: NAME=VALUE (repeatable)");
   inspectCmd->add_option("--checkpoint", inspect.checkpoint, "A Hugging Face checkpoint directory");
   inspectCmd->add_flag("--memory", inspect.memory, "Weights and state sizes (with --checkpoint)");
+  inspectCmd->add_option("--root", inspect.root, "The block to inspect where several have entries (NAME or module::NAME)");
   inspectCmd->add_option("--std", stdDir, "Standard library directory");
   auto* graphOption = inspectCmd->add_option("--graph", inspect.graph, "Draw ENTRY as a typed dataflow graph");
   auto* expandOption = inspectCmd->add_option("--expand", inspect.expand, "Block-call levels to open (with --graph; default 1)")
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
   buildCmd->add_option("--checkpoint", build.checkpoint, "A Hugging Face checkpoint directory");
   buildCmd->add_option("--bind", build.binds, "Bind a root generic: NAME=VALUE (repeatable)");
   buildCmd->add_option("--entry", build.entries, "Build only this entry (repeatable)");
+  buildCmd->add_option("--root", build.root, "The block to build where several have entries (NAME or module::NAME)");
   buildCmd->add_option("--emit", build.emit, "Print a stage: linnet|linalg|bufferized|llvm|asm")
       ->check(CLI::IsMember({"linnet", "linalg", "bufferized", "llvm", "asm"}));
   buildCmd->add_option("-o,--output", build.output, "The artifact to write (FILE.lnpkg)");
@@ -95,6 +97,7 @@ int main(int argc, char** argv) {
                      "NAME=VALUE: a root generic for the build, or a dim of the entry such as Steps=8 (repeatable)")
       ->allow_extra_args(false);
   linnet::rt::addRunFlags(*runCmd, run.run);
+  runCmd->add_option("--root", run.root, "The block to build where several have entries (NAME or module::NAME)");
   runCmd->add_flag("--no-cache", run.noCache, "Build without reading or writing the build cache");
   runCmd->add_flag("--verbose", run.verbose, "Say whether the build cache was used");
   runCmd->add_flag("--quiet", run.quiet, "No progress lines on stderr");

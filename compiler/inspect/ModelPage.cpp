@@ -79,7 +79,7 @@ void printBlock(const BlockRef& ref, std::ostream& out) {
 
 bool printModelPage(const Program& program, const check::CheckedProgram* checked,
                     const PageOptions& options, std::ostream& out, DiagnosticEmitter& diagnostics) {
-  std::optional<BlockRef> root = findRootBlock(program, diagnostics);
+  std::optional<BlockRef> root = findRootBlock(program, diagnostics, options.root);
   if (!root) return false;
   // The checkpoint and the --bind values, bound exactly as the graph view
   // binds them (RootBinding.h).
@@ -93,13 +93,10 @@ bool printModelPage(const Program& program, const check::CheckedProgram* checked
   }
 
   out << "Entries\n\nEntry\tSignature\n";
-  for (const ast::Item* item : root->block->body) {
-    auto* function = ast::as<ast::FunctionItem>(item);
-    if (!function || function->function != ast::FunctionKind::Entry) continue;
-    out << function->name.name << "\t" << entrySignature(*function) << "\n";
-  }
+  for (const manifest::EntryRef& entry : manifest::programEntries(program.rootModules(), *root))
+    out << entry.entry->name.name << "\t" << entrySignature(*entry.entry) << "\n";
 
-  if (bindings) {
+  if (bindings && root->block) {
     out << "\nGenerics\n\nThe root block's generics as this checkpoint binds them.\n\n";
     for (const ast::GenericParam& generic : root->block->generics) {
       // Unbound generics show their declared default, or `?`.

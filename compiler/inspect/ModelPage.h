@@ -24,6 +24,7 @@ struct PageOptions {
   std::vector<std::string> binds;  // NAME=VALUE
   std::string checkpoint;          // a Hugging Face checkpoint directory to bind
   bool memory = false;             // add the Memory section (needs a checkpoint)
+  std::string root;                // --root BLOCK where several blocks have entries
 };
 
 // Returns false (with diagnostics) when the page cannot be made, e.g. no root

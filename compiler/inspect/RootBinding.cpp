@@ -4,31 +4,103 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace linnet::inspect {
 
 using manifest::BlockRef;
 
-std::optional<BlockRef> findRootBlock(const Program& program, DiagnosticEmitter& diagnostics) {
+namespace {
+
+// Whether `outer` reaches `inner` through its `sub` members (at any depth).
+bool holdsBlock(const BlockRef& outer, const ast::BlockItem* inner) {
+  std::vector<BlockRef> seen{outer};
+  for (size_t i = 0; i < seen.size(); ++i)
+    for (const ast::Item* item : seen[i].block->body) {
+      auto* member = ast::as<ast::MemberItem>(item);
+      if (!member || member->member != ast::MemberKind::Sub) continue;
+      BlockRef child = manifest::subBlock(*seen[i].module, member->type);
+      if (!child.block) continue;
+      if (child.block == inner) return true;
+      if (std::none_of(seen.begin(), seen.end(), [&](const BlockRef& b) { return b.block == child.block; }))
+        seen.push_back(child);
+    }
+  return false;
+}
+
+}  // namespace
+
+std::optional<BlockRef> findRootBlock(const Program& program, DiagnosticEmitter& diagnostics,
+                                      const std::string& rootName) {
   std::vector<const Module*> roots = program.rootModules();
-  BlockRef root;
+  std::vector<BlockRef> withEntries;
   for (const BlockRef& ref : manifest::reachableBlocks(roots)) {
     if (std::find(roots.begin(), roots.end(), ref.module) == roots.end()) continue;
-    if (!manifest::hasEntries(*ref.block)) continue;
-    if (root.block) {
-      diagnostics.emit(DiagnosticKind::SeveralRootBlocks, ref.block->name.span,
-                       root.qualifiedName(), ref.qualifiedName())
-          .secondary(root.block->name.span, "the first block with entries");
-      return std::nullopt;
-    }
-    root = ref;
+    if (manifest::hasEntries(*ref.block)) withEntries.push_back(ref);
   }
-  if (!root.block) {
-    std::string packageName = roots.empty() ? std::string("the program") : roots.front()->name;
-    if (const Package* package = program.rootPackage()) packageName = package->name;
-    diagnostics.emit(DiagnosticKind::NoRootBlock, Span{}, packageName);
+  std::vector<manifest::EntryRef> moduleLevel = manifest::moduleEntries(roots);
+  if (!rootName.empty()) {
+    // `Model` or `phi3::Model`; a block without entries would compile nothing of its own.
+    std::vector<BlockRef> named;
+    for (const BlockRef& ref : withEntries)
+      if (ref.block->name.name == rootName || ref.qualifiedName() == rootName) named.push_back(ref);
+    if (named.size() == 1) return named.front();
+    std::string why = named.empty() ? "no block of the program's own modules with that name has entries"
+                                    : "blocks `" + named[0].qualifiedName() + "` and `" + named[1].qualifiedName() +
+                                          "` both have that name; give the qualified one";
+    auto d = diagnostics.emit(DiagnosticKind::RootBlockNotFound, Span{}, rootName, why);
+    if (named.empty() && !withEntries.empty()) {
+      std::string names;
+      for (const BlockRef& ref : withEntries) names += (names.empty() ? "`" : ", `") + ref.qualifiedName() + "`";
+      d.help("the blocks with entries are " + names);
+    }
     return std::nullopt;
   }
-  return root;
+  if (withEntries.size() > 1) {
+    // A block with entries that another one holds as a sub-block (at any
+    // depth) is part of that model, not a second root.
+    std::vector<BlockRef> outermost;
+    for (const BlockRef& candidate : withEntries) {
+      bool inside = false;
+      for (const BlockRef& other : withEntries)
+        if (other.block != candidate.block && holdsBlock(other, candidate.block)) inside = true;
+      if (!inside) outermost.push_back(candidate);
+    }
+    if (outermost.size() == 1) return outermost.front();
+    if (!outermost.empty()) withEntries = outermost;
+  }
+  if (withEntries.size() > 1) {
+    diagnostics
+        .emit(DiagnosticKind::SeveralRootBlocks, withEntries[1].block->name.span, withEntries[0].qualifiedName(),
+              withEntries[1].qualifiedName())
+        .secondary(withEntries[0].block->name.span, "the first block with entries")
+        .help(fmt::format("choose the one to compile with `--root {}`", withEntries[0].block->name.name));
+    return std::nullopt;
+  }
+  if (withEntries.size() == 1) return withEntries.front();
+  if (!moduleLevel.empty()) return BlockRef{moduleLevel.front().module, nullptr};
+  std::string packageName = roots.empty() ? std::string("the program") : roots.front()->name;
+  if (const Package* package = program.rootPackage()) packageName = package->name;
+  diagnostics.emit(DiagnosticKind::NoRootBlock, Span{}, packageName);
+  return std::nullopt;
+}
+
+bool checkEntryNames(const std::vector<manifest::EntryRef>& entries, DiagnosticEmitter& diagnostics) {
+  auto where = [](const manifest::EntryRef& e) {
+    return e.block ? fmt::format("the entry of block `{}`", e.block->name.name)
+                   : fmt::format("the module-level entry of `{}`", e.module->name);
+  };
+  for (size_t i = 0; i < entries.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (entries[j].entry->name.name == entries[i].entry->name.name) {
+        diagnostics
+            .emit(DiagnosticKind::EntryNameClash, entries[i].entry->name.span, entries[i].entry->name.name,
+                  where(entries[j]), where(entries[i]))
+            .secondary(entries[j].entry->name.span, "the first entry with this name")
+            .help("rename one: the artifact's entries are called by name");
+        return false;
+      }
+  return true;
 }
 
 std::optional<RootBinding> bindRootGenerics(const Program& program, const check::CheckedProgram* checked,
@@ -39,6 +111,25 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
                                             std::vector<std::string>* unclaimed) {
   RootBinding result;
   const Package* package = program.rootPackage();
+  if (!root.block) {
+    // Module-level entries only: no generics to bind, no parameters.
+    bool ok = true;
+    if (!checkpoint.empty()) {
+      diagnostics.emit(DiagnosticKind::CheckpointWithoutBlock, Span{}, root.qualifiedName());
+      ok = false;
+    }
+    for (const std::string& bind : binds) {
+      if (unclaimed) {
+        unclaimed->push_back(bind);
+        continue;
+      }
+      diagnostics.emit(DiagnosticKind::UnknownBinding, Span{}, bind.substr(0, bind.find('=')), root.qualifiedName())
+          .help("the program has no block with entries, so it has no root generics");
+      ok = false;
+    }
+    if (!ok) return std::nullopt;
+    return result;
+  }
   if (package) {  // a lone file has no package files
     std::optional<bind::EntryChecks> checks =
         bind::readEntryChecks(package->rootDir, *root.block, root.qualifiedName(), diagnostics);

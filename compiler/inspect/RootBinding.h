@@ -40,10 +40,18 @@ struct RootBinding {
   std::unique_ptr<manifest::BlockManifest> manifest;
 };
 
-// The one block of the root modules with entries. Reports a program with none
-// or with two (no code: `no block of ... has entries`, `blocks ... both have
-// entries`) and returns nullopt.
-std::optional<manifest::BlockRef> findRootBlock(const Program& program, DiagnosticEmitter& diagnostics);
+// The one block of the root modules with entries, or the one `rootName`
+// names (`--root Model` or `--root phi3::Model`) when there are several. A
+// program with no such block but module-level entries gets a BlockRef whose
+// `block` is null (its entries are manifest::programEntries'). Reports a
+// program with no entry at all, two blocks with entries and no `rootName`, or
+// a `rootName` that names no block with entries, and returns nullopt.
+std::optional<manifest::BlockRef> findRootBlock(const Program& program, DiagnosticEmitter& diagnostics,
+                                                const std::string& rootName = "");
+
+// Reports two of `entries` with one name (an artifact names its entries) and
+// returns false.
+bool checkEntryNames(const std::vector<manifest::EntryRef>& entries, DiagnosticEmitter& diagnostics);
 
 // Binds `root`'s generics. `binds` (NAME=VALUE) are checked against the
 // generics' kinds (bind::parseBindOverrides). With `checkpoint` set, the

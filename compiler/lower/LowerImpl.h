@@ -321,7 +321,7 @@ class Lowerer {
 
  private:
   friend struct FrameGuard;
-  bool lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out);
+  bool lowerEntry(const manifest::EntryRef& entry, LoweredEntry& out);
   // The root block's generics as bound; false after reporting one unbound.
   bool rootSubstitution(check::Substitution& out);
 

@@ -18,7 +18,7 @@ std::optional<LoweredProgram> Lowerer::run() {
   out.module = mlir::ModuleOp::create(builder_.getUnknownLoc());
   out.parameters = inputs_.parameters;
   stateSlots_ = inputs_.state;
-  if (stateSlots_.empty() && inputs_.parameters.empty()) {
+  if (stateSlots_.empty() && inputs_.parameters.empty() && inputs_.root.block) {
     // No checkpoint was bound: size the state from the checked types.
     Frame root;
     root.module = inputs_.root.module;
@@ -29,31 +29,29 @@ std::optional<LoweredProgram> Lowerer::run() {
   }
   out.state = stateSlots_;
   builder_.setInsertionPointToEnd(out.module->getBody());
+  std::vector<manifest::EntryRef> compiled = inputs_.compiled;
+  if (compiled.empty() && inputs_.root.block)
+    for (const manifest::EntryRef& e : manifest::programEntries({}, inputs_.root)) compiled.push_back(e);
   bool ok = true;
-  const ast::BlockItem& root = *inputs_.root.block;
-  for (const ast::Item* item : root.body) {
-    auto* f = ast::as<ast::FunctionItem>(item);
-    if (!f || f->function != ast::FunctionKind::Entry) continue;
+  for (const manifest::EntryRef& e : compiled) {
     if (!inputs_.entries.empty() &&
-        std::find(inputs_.entries.begin(), inputs_.entries.end(), f->name.name) == inputs_.entries.end())
+        std::find(inputs_.entries.begin(), inputs_.entries.end(), e.entry->name.name) == inputs_.entries.end())
       continue;
     LoweredEntry entry;
-    if (lowerEntry(*f, entry)) out.entries.push_back(std::move(entry));
+    if (lowerEntry(e, entry)) out.entries.push_back(std::move(entry));
     else ok = false;
     builder_.setInsertionPointToEnd(out.module->getBody());
   }
   for (const std::string& wanted : inputs_.entries) {
-    bool found = false;
-    for (const ast::Item* item : root.body)
-      if (auto* f = ast::as<ast::FunctionItem>(item); f && f->function == ast::FunctionKind::Entry &&
-                                                     f->name.name == wanted)
-        found = true;
-    if (!found) {
-      diagnostics_.emit(DiagnosticKind::NotCompilable, root.name.span,
-                        fmt::format("the entry `{}`, which `{}` does not have,", wanted, root.name.name))
-          .label("the root block");
-      ok = false;
-    }
+    bool found = std::any_of(compiled.begin(), compiled.end(),
+                             [&](const manifest::EntryRef& e) { return e.entry->name.name == wanted; });
+    if (found) continue;
+    Span at = inputs_.root.block ? inputs_.root.block->name.span : Span{};
+    auto d = diagnostics_.emit(
+        DiagnosticKind::NotCompilable, at,
+        fmt::format("the entry `{}`, which `{}` does not have,", wanted, inputs_.root.qualifiedName()));
+    if (inputs_.root.block) d.label("the root block");
+    ok = false;
   }
   if (!ok) return std::nullopt;
   return out;
@@ -94,7 +92,8 @@ static bool containsStruct(const check::Type& t) {
   return false;
 }
 
-bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
+bool Lowerer::lowerEntry(const manifest::EntryRef& ref, LoweredEntry& out) {
+  const ast::FunctionItem& entry = *ref.entry;
   const check::CheckedFunction* checked = inputs_.checked->functionOf(&entry);
   if (!checked || !checked->signature) {
     unsupported(entry.name.span, fmt::format("the entry `{}`", entry.name.name));
@@ -102,11 +101,11 @@ bool Lowerer::lowerEntry(const ast::FunctionItem& entry, LoweredEntry& out) {
   }
   const check::Signature& sig = *checked->signature;
   Frame f;
-  f.module = inputs_.root.module;
+  f.module = ref.module;
   f.fn = checked;
   f.item = &entry;
-  f.block = inputs_.root.block;
-  if (!rootSubstitution(f.subst)) return false;
+  f.block = ref.block;  // null for a module-level entry: no members to read
+  if (ref.block && !rootSubstitution(f.subst)) return false;
   entryDims_.clear();
   parameterArgs_.clear();
   state_.clear();

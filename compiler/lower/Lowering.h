@@ -1,5 +1,6 @@
-// Lowering: the typed IR of a root block's entries to the `linnet` MLIR
-// dialect (docs/dialect.md), one `func.func` per entry.
+// Lowering: the typed IR of a root block's entries, and of the root modules'
+// module-level entries, to the `linnet` MLIR dialect (docs/dialect.md), one
+// `func.func` per entry.
 //
 // Nothing is inferred again: every type comes from the checker's typed IR
 // (check::CheckedFunction::exprTypes) and every call's generic arguments from
@@ -72,7 +73,10 @@ struct LowerInputs {
   const SourceManager* sources = nullptr;  // for locations
   const Program* program = nullptr;
   const check::CheckedProgram* checked = nullptr;
-  manifest::BlockRef root;
+  manifest::BlockRef root;           // `block` null: module-level entries only
+  // The entries a build compiles (manifest::programEntries: the root
+  // block's, then the module-level ones); empty: the root block's.
+  std::vector<manifest::EntryRef> compiled;
   bind::GenericBindings generics;    // every generic of the root block, bound
   std::vector<TensorSlot> parameters;  // every parameter tensor, as bound (manifest order)
   std::vector<TensorSlot> state;       // every state tensor, sized

@@ -4,7 +4,7 @@
 namespace linnet::manifest {
 
 std::string BlockRef::qualifiedName() const {
-  return module->name + "::" + block->name.name;
+  return block ? module->name + "::" + block->name.name : module->name;
 }
 
 BlockRef subBlock(const Module& from, const ast::TypeNode* type) {
@@ -54,6 +54,25 @@ bool hasEntries(const ast::BlockItem& block) {
     if (auto* fn = ast::as<ast::FunctionItem>(item); fn && fn->function == ast::FunctionKind::Entry)
       return true;
   return false;
+}
+
+std::vector<EntryRef> moduleEntries(const std::vector<const Module*>& modules) {
+  std::vector<EntryRef> out;
+  for (const Module* module : modules)
+    for (const ast::Item* item : module->ast->items)
+      if (auto* fn = ast::as<ast::FunctionItem>(item); fn && fn->function == ast::FunctionKind::Entry)
+        out.push_back({module, fn, nullptr});
+  return out;
+}
+
+std::vector<EntryRef> programEntries(const std::vector<const Module*>& modules, const BlockRef& root) {
+  std::vector<EntryRef> out;
+  if (root.block)
+    for (const ast::Item* item : root.block->body)
+      if (auto* fn = ast::as<ast::FunctionItem>(item); fn && fn->function == ast::FunctionKind::Entry)
+        out.push_back({root.module, fn, root.block});
+  for (const EntryRef& e : moduleEntries(modules)) out.push_back(e);
+  return out;
 }
 
 }  // namespace linnet::manifest

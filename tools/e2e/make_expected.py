@@ -648,6 +648,26 @@ def generics(rng):
     ]
 
 
+@program
+def module_entries(rng):
+    n, v = 5, 7
+    x = dyadic(rng, (n,))
+    logits = f32(rng.standard_normal((n, v)))
+    targets = rng.integers(0, v, size=n).astype(np.int64)
+    weights = f32([0.25, 0.0, 1.0, 0.5, 0.25])
+    z = logits.astype(np.float64)
+    log_probs = z - z.max(axis=1, keepdims=True)
+    log_probs = log_probs - np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
+    picked = log_probs[np.arange(n), targets]
+    loss = -(weights.astype(np.float64) * 0.5 * picked).sum()
+    return [
+        call("scaled", {"x": x, "k": -1.5}, result(x * f32(-1.5), "f32", EXACT_DYADIC)),
+        call("loss", {"logits": logits, "targets": targets, "weights": weights},
+             result(np.float32(loss), "f32", TRANSCENDENTAL)),
+        call("ramp", {}, result(np.arange(6, dtype=np.int64) * 2, "i64"), bind={"Steps": 6}),
+    ]
+
+
 def cache_span(cache, value, at, rows=None, value_rows=None):
     """The bodies of std.nn.cache, read literally: position s of a written row
     takes value position s - at when that lies in 0..N."""
