@@ -233,6 +233,21 @@ class ModuleResolver {
     return std::nullopt;
   }
 
+  // The innermost binding of `name` that is not an index of notation, where
+  // an index of that name shadows it; nullopt where no index does.
+  std::optional<Symbol> lookupPastIndices(std::string_view name) {
+    std::optional<Symbol> first = lookup(name);
+    if (!first || first->kind != SymbolKind::IndexVariable) return std::nullopt;
+    for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame)
+      if (const Binding* binding = frame->find(name); binding && binding->symbol.kind != SymbolKind::IndexVariable)
+        return binding->symbol;
+    if (auto it = scope_.find(name); it != scope_.end()) {
+      it->second.used = true;
+      return it->second.symbol;
+    }
+    return std::nullopt;
+  }
+
   // Resolves `ident` and records it; reports it if unknown.
   std::optional<Symbol> resolveIdent(const ast::Ident& ident) {
     std::optional<Symbol> symbol = lookup(ident.name);
@@ -610,7 +625,20 @@ class ModuleResolver {
       }
       case ast::ExprKind::Index: {
         auto* index = static_cast<const ast::IndexExpr*>(expr);
-        resolveExpr(index->base);
+        // What is subscripted is a value: in `b[*b, k, n]` (spec 6.9) the
+        // base is the tensor `b` though an index of that name is in scope.
+        if (auto* base = ast::as<ast::NameExpr>(index->base); base && notationDepth_ > 0) {
+          if (std::optional<Symbol> value = lookupPastIndices(base->name.name)) {
+            record(base->name, *value);
+            std::string_view expected;
+            if (!modules::fitsValueUse(*value, ValueUse::Value, &expected))
+              reportWrongKind(base->name, *value, expected);
+          } else {
+            resolveExpr(index->base);
+          }
+        } else {
+          resolveExpr(index->base);
+        }
         for (const ast::IndexComponent& component : index->components) {
           switch (component.kind) {
             case ast::IndexComponentKind::Expr:

@@ -668,6 +668,24 @@ def module_entries(rng):
     ]
 
 
+@program
+def notation_spec_examples(rng):
+    a, b = dyadic(rng, (3, 4)), dyadic(rng, (4, 2))
+    ba, bb = dyadic(rng, (3, 2, 3, 4)), dyadic(rng, (3, 2, 4, 5))
+    u, v = dyadic(rng, (3,)), dyadic(rng, (2,))
+    x = dyadic(rng, (2, 3))
+    sq = dyadic(rng, (4, 4))
+    q, k = bf16_round(dyadic(rng, (1, 2, 3, 4))), bf16_round(dyadic(rng, (1, 2, 5, 4)))
+    return [
+        call("matmul", {"a": a, "b": b}, result(a @ b, "f32", EXACT_DYADIC)),
+        call("batched", {"a": ba, "b": bb}, result(ba @ bb, "f32", EXACT_DYADIC)),
+        call("outer", {"a": u, "b": v}, result(np.outer(u, v), "f32", EXACT_DYADIC)),
+        call("transpose", {"x": x}, result(x.T, "f32", EXACT)),
+        call("trace", {"a": sq}, result(np.float32(np.trace(sq)), "f32", EXACT_DYADIC)),
+        call("score", {"query": q, "key": k}, result(q @ np.swapaxes(k, -1, -2), "f32", EXACT_DYADIC)),
+    ]
+
+
 def cache_span(cache, value, at, rows=None, value_rows=None):
     """The bodies of std.nn.cache, read literally: position s of a written row
     takes value position s - at when that lies in 0..N."""
