@@ -151,6 +151,20 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
   if (!result.generics) return std::nullopt;
   if (checkpoint.empty()) {
     const check::CheckedBlock* block = checked ? checked->blockOf(root.block) : nullptr;
+    // An unbound generic takes its declared default (spec 7.7), which may use
+    // the generics before it (`Inner: Dim = 4 * H`), as a checkpoint binds it.
+    if (block)
+      for (const ast::GenericParam& g : root.block->generics) {
+        if (result.generics->count(g.name.name)) continue;
+        if (auto d = block->defaults.dtypes.find(&g); d != block->defaults.dtypes.end()) {
+          if (auto dtype = bind::evaluateDType(d->second, *result.generics))
+            (*result.generics)[g.name.name] = bind::BoundValue{std::nullopt, dtype};
+        } else if (auto dim = block->defaults.shapes.dims.find(check::symbolIdOf(g));
+                   dim != block->defaults.shapes.dims.end()) {
+          if (auto value = bind::evaluateDim(dim->second, bind::dimValues(*root.block, *result.generics)))
+            (*result.generics)[g.name.name] = bind::BoundValue{value, std::nullopt};
+        }
+      }
     if (block && !bind::checkWhereClauses(*block, root.qualifiedName(), *result.generics, diagnostics))
       return std::nullopt;
     if (checked && !bind::checkRequirements(*checked, *root.block, root.qualifiedName(), *result.generics,
