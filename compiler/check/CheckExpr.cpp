@@ -1007,6 +1007,7 @@ Type Checker::memberOfBlock(const BlockInstance& instance, const ast::Ident& mem
                             std::make_shared<BlockInstance>(instance));
     }
     if (auto* m = ast::as<ast::MemberItem>(item)) {
+      readThroughPath_.insert(m);  // read from outside its block: not unused (W1003)
       const CheckedBlock* b = block(*instance.block);
       if (!b) return Type::error();
       auto it = b->members.find(m);

@@ -269,11 +269,11 @@ void Checker::reportUnusedMembers(const ast::BlockItem& b, const Module& m) {
   for (const ast::Item* item : b.body) {
     auto* member = ast::as<ast::MemberItem>(item);
     if (!member || member->name.name.empty() || member->name.name[0] == '_' ||
-        uses.usedMembers.count(member))
+        uses.usedMembers.count(member) || readThroughPath_.count(member))
       continue;
     std::string_view kind = ast::memberKindKeyword(member->member);
     diagnostics_.emit(DiagnosticKind::UnusedMember, member->name.span, kind, member->name.name)
-        .label(fmt::format("no method of `{}` uses it", b.name.name))
+        .label(fmt::format("no method of `{}` uses it, nor does any path to it", b.name.name))
         .help(fmt::format("remove it, or name it `_{}`", member->name.name));
   }
 }

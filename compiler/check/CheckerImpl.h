@@ -272,6 +272,8 @@ class Checker {
   // W1003: `param`/`buffer`/`state`/`sub` members no method of the block
   // reads (or, for `state`, assigns); `_`-prefixed names exempt.
   void reportUnusedMembers(const ast::BlockItem& b, const Module& m);
+  // Members read through a path from outside their block (`bias.b`).
+  std::set<const ast::MemberItem*> readThroughPath_;
 
   // ---- kernels (CheckKernel.cpp) ----
   // A `kernel` item: where it is declared, its generics (no packs), parameters
