@@ -105,6 +105,16 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
                                         : shape::DimExpr::max(a0->dim, b0->dim));
     if (a0->kind == Val::Kind::Float && b0->kind == Val::Kind::Float)
       return Val::floating(name == "min" ? std::min(a0->number, b0->number) : std::max(a0->number, b0->number));
+    // Shifts of two known integers fold as the checker folds them (its type
+    // is then a number without a dtype); any other pair runs in i64.
+    if (a0->kind == Val::Kind::Int && b0->kind == Val::Kind::Int) {
+      std::optional<int64_t> v = a0->dim.constantValue(), bits = b0->dim.constantValue();
+      if (v && bits && *bits >= 0 && *bits <= 62) {
+        __int128 folded = name == "shl" ? static_cast<__int128>(*v) * (int64_t{1} << *bits) : *v >> *bits;
+        if (folded <= INT64_MAX && folded >= INT64_MIN && !resultDType())
+          return Val::integer(shape::DimExpr::constant(static_cast<int64_t>(folded)));
+      }
+    }
     auto rd = resultDType();
     if (!rd) return unsupported(call->span, fmt::format("this `{}`", name));
     BinaryKind k = name == "min" ? BinaryKind::Min : name == "max" ? BinaryKind::Max

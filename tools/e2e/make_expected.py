@@ -686,6 +686,24 @@ def notation_spec_examples(rng):
     ]
 
 
+@program
+def shift_constants(rng):
+    x = np.array([1, -1, 123456789012, -98765, 0, 4294967296], dtype=np.int64)
+    mask = np.array([True, False, True, True, False, False])
+    low = x & 4294967295
+    rotated = (low << 13) | (low >> (32 - 13))
+    flipped = rotated ^ x
+    keep = (mask & (x > 0)) | (mask ^ (x < 0))
+    mixed = np.where(keep, flipped, x) + (6 & 3) + (1 << 4)
+    small = np.array([1, -100, 120], dtype=np.int8)
+    narrow = (small.astype(np.int64) + (256 >> 4) - (3 << 2)).astype(np.int8)
+    return [
+        call("mix", {"x": x, "mask": mask}, result(mixed, "i64")),
+        call("narrow", {"x": small}, result(narrow, "i8")),
+        call("runtime", {"k": 3}, result(np.int64((1 << 3) + (1024 >> 3)), "i64")),
+    ]
+
+
 def cache_span(cache, value, at, rows=None, value_rows=None):
     """The bodies of std.nn.cache, read literally: position s of a written row
     takes value position s - at when that lies in 0..N."""
