@@ -18,7 +18,18 @@ std::optional<LoweredProgram> Lowerer::run() {
   out.module = mlir::ModuleOp::create(builder_.getUnknownLoc());
   out.parameters = inputs_.parameters;
   stateSlots_ = inputs_.state;
-  if (stateSlots_.empty() && inputs_.parameters.empty() && inputs_.root.block) {
+  std::vector<manifest::EntryRef> compiled = inputs_.compiled;
+  if (compiled.empty() && inputs_.root.block)
+    for (const manifest::EntryRef& e : manifest::programEntries({}, inputs_.root)) compiled.push_back(e);
+  auto wanted = [&](const manifest::EntryRef& e) {
+    return inputs_.entries.empty() ||
+           std::find(inputs_.entries.begin(), inputs_.entries.end(), e.entry->name.name) != inputs_.entries.end();
+  };
+  // Module-level entries read no state: a build of only those needs no root
+  // generics to size it.
+  bool blockEntries = std::any_of(compiled.begin(), compiled.end(),
+                                  [&](const manifest::EntryRef& e) { return e.block && wanted(e); });
+  if (stateSlots_.empty() && inputs_.parameters.empty() && blockEntries) {
     // No checkpoint was bound: size the state from the checked types.
     Frame root;
     root.module = inputs_.root.module;
@@ -29,14 +40,9 @@ std::optional<LoweredProgram> Lowerer::run() {
   }
   out.state = stateSlots_;
   builder_.setInsertionPointToEnd(out.module->getBody());
-  std::vector<manifest::EntryRef> compiled = inputs_.compiled;
-  if (compiled.empty() && inputs_.root.block)
-    for (const manifest::EntryRef& e : manifest::programEntries({}, inputs_.root)) compiled.push_back(e);
   bool ok = true;
   for (const manifest::EntryRef& e : compiled) {
-    if (!inputs_.entries.empty() &&
-        std::find(inputs_.entries.begin(), inputs_.entries.end(), e.entry->name.name) == inputs_.entries.end())
-      continue;
+    if (!wanted(e)) continue;
     LoweredEntry entry;
     if (lowerEntry(e, entry)) out.entries.push_back(std::move(entry));
     else ok = false;
