@@ -90,6 +90,17 @@ Result Lowerer::lowerExpr(const ast::Expr* e) {
         if (s->kind == SymbolKind::Item && s->module)
           if (auto* c = ast::as<ast::ConstItem>(s->item)) return lowerConst(*s->module, *c, e->span);
       }
+      // `kinds.Mode.B`: the base names an enum through its module.
+      if (auto* path = ast::as<ast::MemberExpr>(m->base))
+        if (const Symbol* s = module().symbolOf(path->member); s && s->kind == SymbolKind::Item)
+          if (auto* en = ast::as<ast::EnumItem>(s->item))
+            for (size_t i = 0; i < en->variants.size(); ++i)
+              if (en->variants[i].name == m->member.name) {
+                Val v = Val::of(Val::Kind::Enum);
+                v.enumItem = en;
+                v.variant = static_cast<uint32_t>(i);
+                return v;
+              }
       auto base = lowerExpr(m->base);
       if (!base) return std::nullopt;
       if (base->kind == Val::Kind::Block) return lowerMemberOfBlock(*base, m->member, module(), e->span);
@@ -477,6 +488,13 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
         case ast::BinaryOp::Ne: return Val::boolean(a != b);
         default: break;
       }
+    }
+    // Enum values are compile-time (a run-time `if` cannot yield two
+    // variants): `==`/`!=` of two compare their variants.
+    if (l->kind == Val::Kind::Enum && r->kind == Val::Kind::Enum &&
+        (e->op == ast::BinaryOp::Eq || e->op == ast::BinaryOp::Ne)) {
+      bool same = l->enumItem == r->enumItem && l->variant == r->variant;
+      return Val::boolean(e->op == ast::BinaryOp::Eq ? same : !same);
     }
     if (l->kind == Val::Kind::Bool && r->kind == Val::Kind::Bool) {
       switch (e->op) {

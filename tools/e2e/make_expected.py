@@ -582,6 +582,7 @@ def enums(rng):
         call("passed", {"x": x}, result(x * 2.0, "f32", EXACT, part=0), result(x, "f32", EXACT, part=1)),
         call("constant", {"x": x}, result(-x, "f32", EXACT)),
         call("local", {"x": x}, result(-x, "f32", EXACT)),
+        call("compared", {"x": x}, result(-x, "f32", EXACT, part=0), result(x * 2.0, "f32", EXACT, part=1)),
     ]
 
 
