@@ -434,6 +434,19 @@ Result Lowerer::lowerUnary(const ast::UnaryExpr* e) {
   return Val::tensor(emit::unary(builder_, loc(e->span), k, x->value), t);
 }
 
+std::optional<check::DType> Lowerer::scalarFieldDType(const check::Type& structType, size_t field) const {
+  const ast::TypeNode* declared = structType.structItem()->fields[field].type;
+  if (auto* scalar = ast::as<ast::ScalarTypeNode>(declared)) return check::DType::of(scalar->scalar);
+  auto* named = ast::as<ast::NamedTypeNode>(declared);
+  if (!named || named->path.size() != 1 || named->hasGenericArgs) return std::nullopt;
+  for (const ast::GenericParam& g : structType.structItem()->generics)
+    if (g.name.name == named->path[0].name) {
+      auto it = structType.structArgs().dtypes.find(&g);
+      if (it != structType.structArgs().dtypes.end()) return instantiate(check::Type::scalar(it->second)).dtype();
+    }
+  return std::nullopt;
+}
+
 Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
   auto l = lowerExpr(e->lhs);
   auto r = l ? lowerExpr(e->rhs) : std::nullopt;
@@ -578,6 +591,18 @@ Result Lowerer::lowerCall(const ast::CallExpr* e) {
       if (i >= fields.size()) return unsupported(a.span, "this struct field");
       fields[i] = lowerExpr(a.value);
       if (!fields[i]) return std::nullopt;
+      // A number for a field of a scalar type is a scalar of that dtype, as
+      // the checker typed it (`Inner(n = 7)` with `n: i32`, or `n: T` with
+      // the struct's `T` bound).
+      Val& field = *fields[i];
+      if (!field.isData() &&
+          (field.kind == Val::Kind::Int || field.kind == Val::Kind::Float || field.kind == Val::Kind::Bool))
+        if (std::optional<check::DType> dtype = scalarFieldDType(t, i)) {
+          check::Type ft = check::Type::scalar(*dtype);
+          auto tensor = asTensor(field, ft, a.span);
+          if (!tensor) return std::nullopt;
+          field = Val::tensor(*tensor, ft);
+        }
     }
     for (auto& f : fields) {
       if (!f) return unsupported(e->span, "a struct with a field left out");

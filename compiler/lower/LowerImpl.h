@@ -178,6 +178,9 @@ class Lowerer {
   mlir::Type elementType(ast::ScalarType s);
   std::optional<ast::ScalarType> concreteDType(const check::DType& d, Span at);
   check::Type instantiate(const check::Type& t) const;
+  // The dtype of field `field` of `structType` when it is declared a scalar
+  // (`n: i32`, or `n: T` with the struct's `T` bound); nullopt otherwise.
+  std::optional<check::DType> scalarFieldDType(const check::Type& structType, size_t field) const;
   // The checker's type of `e` in the current frame, instantiated.
   check::Type typeOf(const ast::Expr* e) const;
   std::optional<mlir::RankedTensorType> tensorType(const check::Type& t, Span at);

@@ -5,6 +5,8 @@
 // bound to the `index` arguments.
 #include <fmt/format.h>
 
+#include <functional>
+
 #include <mlir/Dialect/Bufferization/IR/Bufferization.h>
 #include <mlir/Dialect/Func/IR/FuncOps.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
@@ -208,11 +210,28 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, LoweredEntry& out) {
   // ---- the body ----
   if (!lowerBody(entry.body)) return false;
   Val result = f.returned ? *f.returned : Val::of(Val::Kind::Unit);
-  if (declared.isTensor() && !result.isData()) {
-    auto t = asTensor(result, declared, entry.name.span);
-    if (!t) return false;
-    result = Val::tensor(*t, declared);
-  }
+  // Compile-time parts of the result (`(x, 4)`, `(x, N)`) become tensors of
+  // their declared type; a struct's fields are typed by the body, so a number
+  // there takes its default dtype (i64, f64).
+  std::function<bool(Val&, const check::Type*)> materialize = [&](Val& v, const check::Type* type) {
+    if (v.kind == Val::Kind::Tuple || v.kind == Val::Kind::Struct) {
+      bool typed = type && type->kind() == check::TypeKind::Tuple && type->elements().size() == v.elements.size();
+      for (size_t i = 0; i < v.elements.size(); ++i)
+        if (!materialize(v.elements[i], typed ? &type->elements()[i] : nullptr)) return false;
+      return true;
+    }
+    if (v.isData() || (v.kind != Val::Kind::Int && v.kind != Val::Kind::Float && v.kind != Val::Kind::Bool))
+      return true;
+    check::Type t = type && type->isTensor() ? *type
+                    : check::Type::scalar(check::DType::of(v.kind == Val::Kind::Int     ? ast::ScalarType::I64
+                                                           : v.kind == Val::Kind::Float ? ast::ScalarType::F64
+                                                                                        : ast::ScalarType::Bool));
+    auto tensor = asTensor(v, t, entry.name.span);
+    if (!tensor) return false;
+    v = Val::tensor(*tensor, t);
+    return true;
+  };
+  if (!materialize(result, &declared)) return false;
   std::vector<Val> parts;
   if (!flattenValue(result, parts) || (!resultsFromBody && parts.size() != results.size())) {
     unsupported(entry.name.span, fmt::format("the result of `{}`", entry.name.name));

@@ -705,6 +705,23 @@ def shift_constants(rng):
     ]
 
 
+@program
+def constant_results(rng):
+    x3 = dyadic(rng, (3,))
+    x2 = dyadic(rng, (2,))
+    return [
+        call("literal_pair", {"x": 2.5}, result(np.float32(2.5), "f32", EXACT, part=0),
+             result(np.int64(4), "i64", part=1)),
+        call("dims", {"x": x3}, result(x3, "f32", EXACT, part=0), result(np.int64(7), "i64", part=1),
+             result(np.float64(1.5), "f64", EXACT, part=2)),
+        call("nested", {"x": -1.25}, result(np.float32(-1.25), "f32", EXACT, part=0),
+             result(np.int32(3), "i32", part=1), result(np.uint8(200), "u8", part=2),
+             result(np.bool_(True), "bool", part=3)),
+        call("made", {"x": x2}, result(np.int32(7), "i32", part=0), result(x2, "f32", EXACT, part=1)),
+        call("tagged", {"x": 1.0}, result(np.int16(-3), "i16", part=0), result(np.float32(0.5), "f32", EXACT, part=1)),
+    ]
+
+
 def cache_span(cache, value, at, rows=None, value_rows=None):
     """The bodies of std.nn.cache, read literally: position s of a written row
     takes value position s - at when that lies in 0..N."""
