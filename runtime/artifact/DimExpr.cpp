@@ -53,6 +53,8 @@ private:
   int depthOf(int index) const { return index < 0 ? 0 : depths_[index]; }
   Expected<int> add(Node node) {
     int depth = 1 + std::max(depthOf(node.lhs), depthOf(node.rhs));
+    for (int operand : node.operands)
+      depth = std::max(depth, 1 + depthOf(operand));
     if (depth > kMaxDepth)
       return fail("nested more than {} deep", kMaxDepth);
     out_.nodes_.push_back(std::move(node));
@@ -70,7 +72,7 @@ private:
       Expected<int> rhs = parseProduct(nesting);
       if (!rhs)
         return rhs;
-      lhs = add({kind, 0, {}, *lhs, *rhs});
+      lhs = add({kind, 0, {}, *lhs, *rhs, {}});
     }
     return lhs;
   }
@@ -86,7 +88,7 @@ private:
       Expected<int> rhs = parseUnary(nesting);
       if (!rhs)
         return rhs;
-      lhs = add({kind, 0, {}, *lhs, *rhs});
+      lhs = add({kind, 0, {}, *lhs, *rhs, {}});
     }
     return lhs;
   }
@@ -103,7 +105,7 @@ private:
       Expected<int> operand = parseUnary(nesting + 1);
       if (!operand)
         return operand;
-      return add({Kind::Negate, 0, {}, *operand, -1});
+      return add({Kind::Negate, 0, {}, *operand, -1, {}});
     }
     if (c == '(') {
       ++pos_;
@@ -123,7 +125,7 @@ private:
           return fail("integer too large");
         ++pos_;
       }
-      return add({Kind::Integer, value, {}, -1, -1});
+      return add({Kind::Integer, value, {}, -1, -1, {}});
     }
     std::size_t begin = pos_;
     auto nameChar = [](char ch, bool first) {
@@ -133,7 +135,43 @@ private:
       ++pos_;
     if (pos_ == begin)
       return fail("unexpected `{}`", c >= 0x20 && c < 0x7f ? std::string(1, c) : std::string("?"));
-    return add({Kind::Name, 0, std::string(text_.substr(begin, pos_ - begin)), -1, -1});
+    std::string name(text_.substr(begin, pos_ - begin));
+    std::size_t end = pos_;
+    skipSpace();
+    if (pos_ < text_.size() && text_[pos_] == '(') {
+      if (name != "min" && name != "max") {
+        pos_ = begin;
+        return fail("`{}` is not a function of dim expressions (only `min` and `max` are)", name);
+      }
+      return parseCall(name == "min" ? Kind::Min : Kind::Max, nesting);
+    }
+    pos_ = end;
+    return add({Kind::Name, 0, std::move(name), -1, -1, {}});
+  }
+
+  // `min(` or `max(` has been read up to the `(`: one or more operands.
+  Expected<int> parseCall(Kind kind, int nesting) {
+    ++pos_; // `(`
+    skipSpace();
+    if (pos_ < text_.size() && text_[pos_] == ')')
+      return fail("`{}` needs at least one operand", kind == Kind::Min ? "min" : "max");
+    Node node{kind, 0, {}, -1, -1, {}};
+    for (;;) {
+      Expected<int> operand = parseSum(nesting + 1);
+      if (!operand)
+        return operand;
+      node.operands.push_back(*operand);
+      skipSpace();
+      if (pos_ < text_.size() && text_[pos_] == ',') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ < text_.size() && text_[pos_] == ')') {
+        ++pos_;
+        return add(std::move(node));
+      }
+      return fail("expected `,` or `)`");
+    }
   }
 
   std::string_view text_;
@@ -159,14 +197,14 @@ DimExpr DimExpr::constant(std::int64_t value) {
   DimExpr expr;
   expr.text_ = std::to_string(value);
   if (value >= 0) {
-    expr.nodes_.push_back({Kind::Integer, value, {}, -1, -1});
+    expr.nodes_.push_back({Kind::Integer, value, {}, -1, -1, {}});
     expr.root_ = 0;
   } else {
     // -value may overflow; build 0 - |value| the safe way: -(value+1) - 1.
-    expr.nodes_.push_back({Kind::Integer, -(value + 1), {}, -1, -1});
-    expr.nodes_.push_back({Kind::Negate, 0, {}, 0, -1});
-    expr.nodes_.push_back({Kind::Integer, 1, {}, -1, -1});
-    expr.nodes_.push_back({Kind::Sub, 0, {}, 1, 2});
+    expr.nodes_.push_back({Kind::Integer, -(value + 1), {}, -1, -1, {}});
+    expr.nodes_.push_back({Kind::Negate, 0, {}, 0, -1, {}});
+    expr.nodes_.push_back({Kind::Integer, 1, {}, -1, -1, {}});
+    expr.nodes_.push_back({Kind::Sub, 0, {}, 1, 2, {}});
     expr.root_ = 3;
   }
   return expr;
@@ -210,6 +248,20 @@ Expected<std::int64_t> DimExpr::evaluateNode(int index, const DimEnv &env) const
     std::int64_t result = 0;
     if (__builtin_sub_overflow(std::int64_t{0}, *operand, &result))
       return makeError("dim expression `{}` overflows", text_);
+    return result;
+  }
+  case Kind::Min:
+  case Kind::Max: {
+    std::int64_t result = 0;
+    for (std::size_t i = 0; i < node.operands.size(); ++i) {
+      Expected<std::int64_t> operand = evaluateNode(node.operands[i], env);
+      if (!operand)
+        return operand;
+      if (i == 0)
+        result = *operand;
+      else
+        result = node.kind == Kind::Min ? std::min(result, *operand) : std::max(result, *operand);
+    }
     return result;
   }
   case Kind::Add:
@@ -259,6 +311,8 @@ Expected<std::int64_t> DimExpr::evaluateNode(int index, const DimEnv &env) const
   case Kind::Integer:
   case Kind::Name:
   case Kind::Negate:
+  case Kind::Min:
+  case Kind::Max:
     break;
   }
   if (overflow)

@@ -1,8 +1,10 @@
 // Dimension expressions of an artifact's manifest: `S`, `32064`, `H / Heads`,
-// `(S + 1) * 2 - B % 3`.
+// `(S + 1) * 2 - B % 3`, `max(0, N - 1)`.
 //
 // The grammar is integers, names, unary minus, `+ - * / %` with the usual
-// precedence (left-associative), and parentheses. `/` and `%` are floor
+// precedence (left-associative), parentheses, and the calls `min(e, ...)`
+// and `max(e, ...)` of one or more operands (`min`/`max` followed by `(`;
+// without one they are plain names). `/` and `%` are floor
 // division and modulo (Python's: `-7 / 2 == -4`, `-7 % 2 == 1`). Evaluation
 // is in int64 with every operation overflow-checked; division or modulo by
 // zero is an error. The text comes from a file we do not trust, so it is
@@ -52,12 +54,13 @@ public:
   std::optional<std::string_view> asName() const;
 
 private:
-  enum class Kind : std::uint8_t { Integer, Name, Negate, Add, Sub, Mul, Div, Mod };
+  enum class Kind : std::uint8_t { Integer, Name, Negate, Add, Sub, Mul, Div, Mod, Min, Max };
   struct Node {
     Kind kind;
-    std::int64_t value = 0; // Integer
-    std::string name;       // Name
-    int lhs = -1, rhs = -1; // operands: indices into nodes_
+    std::int64_t value = 0;    // Integer
+    std::string name;          // Name
+    int lhs = -1, rhs = -1;    // operands: indices into nodes_
+    std::vector<int> operands; // Min, Max: one or more, indices into nodes_
   };
   class Parser;
 

@@ -64,8 +64,25 @@ Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
       continue;
     // 2. From the caller's binds.
     auto bind = binds.find(dim);
-    if (bind == binds.end())
-      return makeError("dim `{}` of entry `{}` is not fixed by any argument; bind it (`{}=N`)", dim, entry.name, dim);
+    if (bind == binds.end()) {
+      // Where the dim appears, if anywhere: an axis like `N + 1` does not fix N.
+      std::vector<std::string> uses;
+      for (const ArgSpec &arg : entry.args)
+        for (std::size_t axis = 0; axis < arg.shape.size(); ++axis) {
+          std::vector<std::string> names = arg.shape[axis].names();
+          if (std::find(names.begin(), names.end(), dim) != names.end())
+            uses.push_back(fmt::format("argument `{}` axis {} is `{}`", arg.name, axis, arg.shape[axis].text()));
+        }
+      std::string where;
+      if (!uses.empty()) {
+        std::size_t shown = std::min<std::size_t>(uses.size(), 3);
+        where = fmt::format(" (no argument axis is exactly `{}`: {}{})", dim,
+                            fmt::join(uses.begin(), uses.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+                            uses.size() > shown ? ", ..." : "");
+      }
+      return makeError("dim `{}` of entry `{}` is not fixed by any argument{}; give it a value: `--bind {}=<value>`",
+                       dim, entry.name, where, dim);
+    }
     if (bind->second < 0 || bind->second > kMaxDim)
       return makeError("bind {} = {} is outside 0..{}", dim, bind->second, kMaxDim);
     env[dim] = bind->second;

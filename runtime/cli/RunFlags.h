@@ -22,6 +22,9 @@ inline void addRunFlags(CLI::App &app, RunOptions &options) {
   app.add_flag("--print", options.print, "print the results");
   app.add_flag("--keep-going", options.keepGoing,
                "with --calls: report a failed call and go on with the next (exit 1 at the end)");
+  app.add_option("--max-result-bytes", options.session.maxResultBytes,
+                 "refuse a call whose results would take more than BYTES together (default and upper bound: half "
+                 "of this machine's memory)");
   app.add_option("--out", options.outFile, "save the results to FILE.safetensors (call i as \"i\", parts \"i.0\"...)");
   app.add_option("--prompt", options.prompt,
                  "TEXT: continue this text with the checkpoint's tokenizer, streaming the result (needs --checkpoint)");

@@ -19,7 +19,8 @@ namespace {
 using nlohmann::json;
 
 struct IntRange {
-  std::int64_t min, max;
+  std::int64_t min;
+  std::uint64_t max;
 };
 
 IntRange intRange(DType dtype) {
@@ -39,11 +40,21 @@ IntRange intRange(DType dtype) {
   case DType::U32:
     return {0, std::numeric_limits<std::uint32_t>::max()};
   case DType::U64:
-    // Written as decimal JSON numbers, only the int64 half is reachable.
-    return {0, std::numeric_limits<std::int64_t>::max()};
+    return {0, std::numeric_limits<std::uint64_t>::max()};
   default:
     return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
   }
+}
+
+// Doubles hold every integer up to 2^53 exactly; past it a number written
+// with a fraction or an exponent may not be the integer its text says.
+constexpr double kExactDoubleIntegers = 9007199254740992.0;
+
+// A float as the message shows it: integers in digits, the rest shortest.
+std::string showNumber(double v) {
+  if (std::trunc(v) == v && std::fabs(v) < 1e16)
+    return fmt::format("{:.0f}", v == 0 ? 0.0 : v);
+  return fmt::format("{}", v);
 }
 
 class Reader {
@@ -91,19 +102,38 @@ private:
     if (!node.is_number())
       return makeError("{}: expected a number, found {}", where(rank_), node.type_name());
     if (!isFloatingPoint(dtype_)) {
-      if (!node.is_number_integer())
-        return makeError("{}: {} is not an integer ({} argument)", where(rank_), node.dump(), dtypeName(dtype_));
       IntRange range = intRange(dtype_);
+      auto outOfRange = [&](const std::string &shown) {
+        return makeError("{}: {} is out of range for {} ({}..{})", where(rank_), shown, dtypeName(dtype_), range.min,
+                         range.max);
+      };
       if (node.is_number_unsigned()) {
         auto v = node.get<std::uint64_t>();
-        if (v > static_cast<std::uint64_t>(range.max))
-          return makeError("{}: {} is out of range for {}", where(rank_), v, dtypeName(dtype_));
-        storeIntElement(slot, dtype_, static_cast<std::int64_t>(v));
-      } else {
+        if (v > range.max)
+          return outOfRange(std::to_string(v));
+        storeIntElement(slot, dtype_, static_cast<std::int64_t>(v)); // u64 past 2^63: the same bits
+      } else if (node.is_number_integer()) {
         auto v = node.get<std::int64_t>();
-        if (v < range.min || v > range.max)
-          return makeError("{}: {} is out of range for {}", where(rank_), v, dtypeName(dtype_));
+        if (v < range.min || (v >= 0 && static_cast<std::uint64_t>(v) > range.max))
+          return outOfRange(std::to_string(v));
         storeIntElement(slot, dtype_, v);
+      } else {
+        // Written with a fraction or an exponent (`2.0`, `1e3`): read as its
+        // value when that is an integer; the range is checked first, so
+        // `1e10` for i32 is reported as out of range, not as a fraction.
+        double v = node.get<double>();
+        if (std::trunc(v) != v)
+          return makeError("{}: {} is not an integer ({} argument)", where(rank_), showNumber(v), dtypeName(dtype_));
+        // Every max is 2^k - 1 and every min 0 or -2^(k-1): 2^k and min
+        // are exact doubles, where max itself may round up to 2^k.
+        const double pastMax = static_cast<double>(range.max / 2 + 1) * 2;
+        if (v < static_cast<double>(range.min) || v >= pastMax)
+          return outOfRange(showNumber(v));
+        if (std::fabs(v) > kExactDoubleIntegers)
+          return makeError("{}: {} is an integer too large to read exactly from a number with a fraction or "
+                           "exponent (above 2^53); write its digits",
+                           where(rank_), showNumber(v));
+        storeIntElement(slot, dtype_, static_cast<std::int64_t>(v));
       }
       return Status::success();
     }

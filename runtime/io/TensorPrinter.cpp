@@ -31,6 +31,8 @@ private:
     DType dtype = tensor_.dtype();
     if (dtype == DType::Bool)
       return tensor_.elementAsInt(index) ? "true" : "false";
+    if (dtype == DType::U64)
+      return std::to_string(tensor_.elementAsUnsigned(index));
     if (!isFloatingPoint(dtype))
       return std::to_string(tensor_.elementAsInt(index));
     double v = tensor_.elementAsDouble(index);

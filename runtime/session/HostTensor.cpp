@@ -116,6 +116,12 @@ std::int64_t HostTensor::elementAsInt(std::int64_t index) const {
   return static_cast<std::int64_t>(elementAsDouble(index));
 }
 
+std::uint64_t HostTensor::elementAsUnsigned(std::int64_t index) const {
+  if (dtype_ == DType::U64)
+    return load<std::uint64_t>(bytes_.data() + static_cast<std::size_t>(index) * sizeof(std::uint64_t));
+  return static_cast<std::uint64_t>(elementAsInt(index));
+}
+
 std::string HostTensor::describe() const {
   return fmt::format("{}[{}]", dtypeName(dtype_), fmt::join(shape_, ", "));
 }

@@ -40,7 +40,11 @@ public:
   // bits or less and every float dtype; i64 beyond 2^53 rounds.
   double elementAsDouble(std::int64_t index) const;
   // Element `index` as an int64 (integers and bool only; floats truncate).
+  // u64 past 2^63 wraps to negative: use elementAsUnsigned for it.
   std::int64_t elementAsInt(std::int64_t index) const;
+  // Element `index` as a uint64: exact for every u64 (and every unsigned
+  // dtype and bool); other dtypes give elementAsInt converted.
+  std::uint64_t elementAsUnsigned(std::int64_t index) const;
 
   // "i32[1, 3]"
   std::string describe() const;

@@ -13,15 +13,38 @@
 #include "runtime/checkpoint/Weights.h"
 #include "runtime/session/MemRef.h"
 #include "runtime/session/ValueChecks.h"
+#include "runtime/support/MemoryPolicy.h"
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <set>
 
 namespace linnet::rt {
+
+namespace {
+
+// What one call's results may take together, and why (for messages).
+struct ResultLimit {
+  std::size_t bytes = 0;
+  std::string why;
+};
+
+ResultLimit resultLimit(const SessionOptions &options) {
+  MemoryCeiling ceiling = memoryCeiling();
+  ResultLimit limit{ceiling.bytes / 2, fmt::format("half of {}, {}, as each result is held twice while it is "
+                                                   "copied out",
+                                                   ceiling.what, formatByteCount(ceiling.bytes))};
+  if (options.maxResultBytes != 0 && options.maxResultBytes < limit.bytes)
+    limit = {options.maxResultBytes, "the session's cap, --max-result-bytes"};
+  return limit;
+}
+
+} // namespace
 
 struct Session::Impl {
   Artifact artifact;
@@ -32,6 +55,7 @@ struct Session::Impl {
   // One descriptor per parameter, then one per state buffer (slot order).
   std::vector<std::vector<std::int64_t>> fixedDescriptors;
   double lastNativeSeconds = 0;
+  ResultLimit resultLimit;
 
   explicit Impl(Artifact a) : artifact(std::move(a)) {}
 };
@@ -52,6 +76,7 @@ Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> c
                                   const SessionOptions &options) {
   auto impl = std::make_unique<Impl>(std::move(artifact));
   impl->checkpoint = std::move(checkpoint);
+  impl->resultLimit = resultLimit(options);
   const Manifest &manifest = impl->artifact.manifest();
   const std::string &source = impl->artifact.sourceName();
 
@@ -110,8 +135,72 @@ struct PreparedCall {
   std::vector<std::vector<std::int64_t>> resultShapes;
 };
 
+// "f32[N, N] = [100000, 100000] with N = 100000", for messages.
+std::string describeResult(const ResultSpec &result, std::span<const std::int64_t> shape, const DimEnv &env) {
+  std::string text = fmt::format("{}{}", dtypeName(result.dtype), formatShapeExprs(result.shape));
+  std::vector<std::string> names;
+  for (const DimExpr &axis : result.shape)
+    for (const std::string &name : axis.names())
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+  if (names.empty())
+    return text;
+  std::vector<std::string> values;
+  for (const std::string &name : names)
+    if (auto it = env.find(name); it != env.end())
+      values.push_back(fmt::format("{} = {}", name, it->second));
+  return fmt::format("{} = [{}] with {}", text, fmt::join(shape, ", "), fmt::join(values, ", "));
+}
+
+// The results' byte sizes, before anything runs: each computed in int64 (the
+// generated code computes its allocation sizes so) with overflow checks, and
+// each and their sum within `limit`.
+Status checkResultSizes(const EntrySpec &entry, std::span<const std::vector<std::int64_t>> shapes, const DimEnv &env,
+                        const ResultLimit &limit) {
+  std::vector<std::size_t> sizes;
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < entry.results.size(); ++r) {
+    const ResultSpec &result = entry.results[r];
+    std::int64_t bytes = static_cast<std::int64_t>(dtypeSize(result.dtype));
+    bool overflow = false;
+    for (std::int64_t dim : shapes[r])
+      overflow = overflow || __builtin_mul_overflow(bytes, dim, &bytes);
+    if (overflow)
+      return makeError("entry `{}` result {} is {}: its size in bytes overflows int64; nothing was run", entry.name,
+                       r, describeResult(result, shapes[r], env));
+    auto size = static_cast<std::size_t>(bytes);
+    if (size > limit.bytes)
+      return makeError("entry `{}` result {} is {}: {}, more than the {} all results of a call may take ({}); "
+                       "nothing was run",
+                       entry.name, r, describeResult(result, shapes[r], env), formatByteCount(size),
+                       formatByteCount(limit.bytes), limit.why);
+    sizes.push_back(size);
+    total += size; // each is at most limit.bytes <= SIZE_MAX / 2 ...
+    if (total > limit.bytes) { // ... so checking here keeps the sum from overflowing
+      std::vector<std::string> parts;
+      for (std::size_t i = 0; i <= r; ++i)
+        parts.push_back(fmt::format("result {}: {} bytes", i, sizes[i]));
+      std::set<std::string> names;
+      for (const ResultSpec &spec : entry.results)
+        for (const DimExpr &axis : spec.shape)
+          for (const std::string &name : axis.names())
+            names.insert(name);
+      std::vector<std::string> dims;
+      for (const std::string &name : names)
+        if (auto it = env.find(name); it != env.end())
+          dims.push_back(fmt::format("{} = {}", name, it->second));
+      return makeError("entry `{}`'s results take {} together ({}){}, more than the {} they may take ({}); "
+                       "nothing was run",
+                       entry.name, formatByteCount(total), fmt::join(parts, ", "),
+                       dims.empty() ? std::string() : fmt::format(" with {}", fmt::join(dims, ", ")),
+                       formatByteCount(limit.bytes), limit.why);
+    }
+  }
+  return Status::success();
+}
+
 Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryName, const ArgMap &args,
-                               const DimEnv &binds) {
+                               const DimEnv &binds, const ResultLimit &limit) {
   PreparedCall call;
   call.entry = manifest.findEntry(entryName);
   if (!call.entry) {
@@ -151,17 +240,17 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
         evaluateShape(entry.results[r].shape, call.env, fmt::format("result {}", r));
     if (!shape)
       return shape.error();
-    if (Expected<std::size_t> bytes = tensorByteSize(entry.results[r].dtype, *shape); !bytes)
-      return makeError("result {}: {}", r, bytes.message());
     call.resultShapes.push_back(std::move(*shape));
   }
+  if (Status s = checkResultSizes(entry, call.resultShapes, call.env, limit); !s)
+    return s.error();
   return call;
 }
 
 } // namespace
 
 Expected<DimEnv> Session::check(std::string_view entry, const ArgMap &args, const DimEnv &binds) const {
-  Expected<PreparedCall> call = prepare(manifest(), entry, args, binds);
+  Expected<PreparedCall> call = prepare(manifest(), entry, args, binds, impl_->resultLimit);
   if (!call)
     return call.error();
   return std::move(call->env);
@@ -169,7 +258,7 @@ Expected<DimEnv> Session::check(std::string_view entry, const ArgMap &args, cons
 
 Expected<std::vector<HostTensor>> Session::call(std::string_view entryName, const ArgMap &args,
                                                 const DimEnv &binds) {
-  Expected<PreparedCall> prepared = prepare(manifest(), entryName, args, binds);
+  Expected<PreparedCall> prepared = prepare(manifest(), entryName, args, binds, impl_->resultLimit);
   if (!prepared)
     return prepared.error();
   const EntrySpec &entry = *prepared->entry;

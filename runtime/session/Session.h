@@ -11,7 +11,9 @@
 //
 // call() runs one entry: it checks the argument names and dtypes, matches
 // shapes and binds dims (ShapeMatch.h), runs the manifest's value checks
-// (ValueChecks.h) and evaluates the result shapes; only when all of that
+// (ValueChecks.h) and evaluates the result shapes and their byte sizes
+// (overflow-checked, each and their sum within the result limit, see
+// SessionOptions::maxResultBytes); only when all of that
 // passes does it build the slots array of docs/abi.md and call the native
 // code, so a call that fails a check leaves the state untouched. The
 // results are copied into owned HostTensors through their descriptors'
@@ -47,6 +49,11 @@ struct SessionOptions {
   std::size_t maxStateBytes = std::size_t{64} << 30;
   // Most bytes of parameters converted to another float dtype at load.
   std::size_t maxConvertedBytes = std::size_t{64} << 30;
+  // Most bytes one call's results may take together, checked before the
+  // call from the result shapes (docs/runtime.md, "Result sizes"). Never
+  // more than half of memoryCeiling() (MemoryPolicy.h), because each result
+  // is held twice while it is copied out; 0 means that bound alone.
+  std::size_t maxResultBytes = 0;
 };
 
 // An entry's arguments by name.

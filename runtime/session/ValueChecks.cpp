@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace linnet::rt {
 
@@ -84,7 +85,12 @@ Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *c
     for (std::int64_t i = 0; i < arg.elementCount(); ++i) {
       bool below = false, above = false;
       std::string shown;
-      if (integral) {
+      constexpr auto kInt64Max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+      if (arg.dtype() == DType::U64 && arg.elementAsUnsigned(i) > kInt64Max) {
+        // Past every int64 bound: above any upper bound, below no lower one.
+        above = max.has_value();
+        shown = std::to_string(arg.elementAsUnsigned(i));
+      } else if (integral) {
         std::int64_t v = arg.elementAsInt(i);
         below = min && v < *min;
         above = max && v >= *max;

@@ -1,6 +1,9 @@
 // How the process's allocator treats the generated code's buffers.
 #pragma once
 
+#include <cstddef>
+#include <string>
+
 namespace linnet::rt {
 
 // Freed memory stays with the process for the next allocation instead of
@@ -16,5 +19,19 @@ namespace linnet::rt {
 // program embedding the runtime chooses for itself. Returns false where the
 // allocator refused (not glibc, say), which only costs speed.
 bool retainFreedMemory();
+
+// The most memory this process could ever hold at once: the machine's
+// physical memory (sysconf), or less where the process's address-space or
+// data limit (RLIMIT_AS, RLIMIT_DATA) is lower. `what` says which, for
+// messages ("this machine's physical memory"). Used to refuse, before a
+// call, results that could never fit (docs/runtime.md, "Result sizes").
+struct MemoryCeiling {
+  std::size_t bytes = 0;
+  std::string what;
+};
+MemoryCeiling memoryCeiling();
+
+// "40000000000 bytes (37.3 GiB)"; below 1 KiB just "512 bytes".
+std::string formatByteCount(std::size_t bytes);
 
 }  // namespace linnet::rt

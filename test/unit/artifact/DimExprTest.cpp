@@ -47,6 +47,50 @@ TEST(DimExprTest, FloorDivisionAndModulo) {
   EXPECT_EQ(eval("6 % 3"), 0);
 }
 
+TEST(DimExprTest, MinAndMax) {
+  EXPECT_EQ(eval("max(0, N - 1)", {{"N", 0}}), 0);
+  EXPECT_EQ(eval("max(0, N - 1)", {{"N", 5}}), 4);
+  EXPECT_EQ(eval("min(3, 7)"), 3);
+  EXPECT_EQ(eval("min(S, 4, T)", {{"S", 9}, {"T", 2}}), 2);
+  EXPECT_EQ(eval("max(-5, -(3), 2 * 2, 1)"), 4);
+  EXPECT_EQ(eval("min(A, max(B, C))", {{"A", 10}, {"B", 3}, {"C", 6}}), 6);
+  EXPECT_EQ(eval("2 * max ( 1 , 2 ) + min(4, 5) % 3"), 5);
+  EXPECT_EQ(eval("-max(1, 2)"), -2);
+  EXPECT_EQ(eval("max(N)", {{"N", 8}}), 8);
+  // A dim may be called `min` or `max`: only a name followed by `(` is a call.
+  EXPECT_EQ(eval("min + max", {{"min", 1}, {"max", 2}}), 3);
+  Expected<DimExpr> expr = DimExpr::parse("max(0, N - 1) + min(B, N)");
+  ASSERT_TRUE(expr.ok()) << expr.message();
+  EXPECT_EQ(expr->names(), (std::vector<std::string>{"B", "N"}));
+  EXPECT_FALSE(expr->asName());
+  EXPECT_NE(evalError("max(1, X)").find("`X` is not bound"), std::string::npos);
+  EXPECT_NE(evalError("max(1, 9223372036854775807 + 1)").find("overflows"), std::string::npos);
+  EXPECT_NE(evalError("max()").find("`max` needs at least one operand"), std::string::npos);
+  EXPECT_NE(evalError("max(1, )").find("unexpected `)`"), std::string::npos);
+  EXPECT_NE(evalError("max(1, 2").find("expected `,` or `)`"), std::string::npos);
+  EXPECT_NE(evalError("max(1 2)").find("expected `,` or `)`"), std::string::npos);
+  EXPECT_NE(evalError("len(*S)").find("`len` is not a function"), std::string::npos);
+  EXPECT_NE(evalError("prod(*S)").find("`prod` is not a function"), std::string::npos);
+  EXPECT_NE(evalError("f(1)").find("`f` is not a function"), std::string::npos);
+}
+
+// Every spelling compiler/shape's printer (DimExpr::str) can give an entry's
+// shape: sums, products, floor division and modulo (also of quotient atoms,
+// printed `n / d`), negated leading divisions, nested min/max.
+TEST(DimExprTest, CompilerSpellings) {
+  DimEnv env{{"B", 2}, {"S", 7}, {"H", 12}, {"Heads", 4}};
+  EXPECT_EQ(eval("3 * H", env), 36);
+  EXPECT_EQ(eval("H / Heads / 2", env), 1);
+  EXPECT_EQ(eval("B * (H / Heads)", env), 6);
+  EXPECT_EQ(eval("1 - S", env), -6);
+  EXPECT_EQ(eval("-(H / Heads) + S", env), 4);
+  EXPECT_EQ(eval("(S + 1) % Heads", env), 0);
+  EXPECT_EQ(eval("S * S * B - 2 * S", env), 84);
+  EXPECT_EQ(eval("min(S, max(B, H - 1))", env), 7);
+  EXPECT_EQ(eval("max(0, S - 8) + 2 * min(B, S)", env), 4);
+  EXPECT_EQ(eval("B * max(0, S - 1)", env), 12);
+}
+
 TEST(DimExprTest, Errors) {
   EXPECT_NE(evalError("1 / 0").find("divides by zero"), std::string::npos);
   EXPECT_NE(evalError("1 % (2 - 2)").find("divides by zero"), std::string::npos);
@@ -70,6 +114,15 @@ TEST(DimExprTest, HostileInputIsBounded) {
   for (int i = 0; i < 200; ++i)
     chain += "+1";
   EXPECT_NE(evalError(chain).find("nested"), std::string::npos);
+  std::string calls;
+  for (int i = 0; i < 100; ++i)
+    calls += "max(1, ";
+  EXPECT_NE(evalError(calls + "1" + std::string(100, ')')).find("nested"), std::string::npos);
+  // Many operands are one level, however many there are.
+  std::string wide = "max(0";
+  for (int i = 1; i < 200; ++i)
+    wide += ", " + std::to_string(i);
+  EXPECT_EQ(eval(wide + ")"), 199);
 }
 
 TEST(DimExprTest, NamesAndAsName) {

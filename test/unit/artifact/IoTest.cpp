@@ -47,6 +47,19 @@ TEST(TensorLiteralTest, Parses) {
   Expected<HostTensor> big = parseTensorLiteral("[9223372036854775807, -9223372036854775808]", DType::I64, 1);
   ASSERT_TRUE(big.ok());
   EXPECT_EQ(big->elementAsInt(1), std::numeric_limits<std::int64_t>::min());
+  // u64: the whole range, past 2^63 too.
+  Expected<HostTensor> u = parseTensorLiteral("[0, 9223372036854775808, 18446744073709551615]", DType::U64, 1);
+  ASSERT_TRUE(u.ok()) << u.message();
+  EXPECT_EQ(u->elementAsUnsigned(1), std::uint64_t{1} << 63);
+  EXPECT_EQ(u->elementAsUnsigned(2), std::numeric_limits<std::uint64_t>::max());
+  // A number written with a fraction or an exponent is read as its value
+  // when that is an integer (below 2^53, where doubles are exact).
+  Expected<HostTensor> integral = parseTensorLiteral("[1e3, 2.0, -0.0, -4e0]", DType::I32, 1);
+  ASSERT_TRUE(integral.ok()) << integral.message();
+  EXPECT_EQ(integral->elementAsInt(0), 1000);
+  EXPECT_EQ(integral->elementAsInt(1), 2);
+  EXPECT_EQ(integral->elementAsInt(2), 0);
+  EXPECT_EQ(integral->elementAsInt(3), -4);
 }
 
 TEST(TensorLiteralTest, Errors) {
@@ -65,6 +78,26 @@ TEST(TensorLiteralTest, Errors) {
   EXPECT_HAS(literalError("[70000]", DType::F16, 1), "70000 is out of range for f16");
   EXPECT_HAS(literalError("[1e39]", DType::F32, 1), "out of range for f32");
   EXPECT_HAS(literalError("[2]", DType::Bool, 1), "2 is out of range for bool");
+  // Integral but out of range: the range is the problem, and the message says so.
+  EXPECT_EQ(literalError("[[1,2],[4,5,1e10]]", DType::I32, 2).find("ragged"), 0u);
+  EXPECT_EQ(literalError("[[1,2,3],[4,5,1e10]]", DType::I32, 2),
+            "element [1, 2]: 10000000000 is out of range for i32 (-2147483648..2147483647)");
+  EXPECT_EQ(literalError("[-1e3]", DType::U8, 1), "element [0]: -1000 is out of range for u8 (0..255)");
+  EXPECT_EQ(literalError("[1e30]", DType::I64, 1),
+            "element [0]: 1e+30 is out of range for i64 (-9223372036854775808..9223372036854775807)");
+  // 2^64 (read as a double, as it is too large for JSON's integers) and 2^63.
+  EXPECT_HAS(literalError("[18446744073709551616]", DType::U64, 1), "is out of range for u64 (0..18446744073709551615)");
+  EXPECT_HAS(literalError("[9223372036854775808]", DType::I64, 1),
+             "9223372036854775808 is out of range for i64 (-9223372036854775808..9223372036854775807)");
+  EXPECT_HAS(literalError("[9.223372036854775808e18]", DType::I64, 1), "is out of range for i64");
+  EXPECT_EQ(literalError("[2147483648.0]", DType::I32, 1),
+            "element [0]: 2147483648 is out of range for i32 (-2147483648..2147483647)");
+  EXPECT_TRUE(parseTensorLiteral("[2147483647.0, -2147483648.0]", DType::I32, 1).ok());
+  EXPECT_HAS(literalError("[-1]", DType::U64, 1), "-1 is out of range for u64 (0..18446744073709551615)");
+  EXPECT_EQ(literalError("[1e17]", DType::I64, 1),
+            "element [0]: 1e+17 is an integer too large to read exactly from a number with a fraction or exponent "
+            "(above 2^53); write its digits");
+  EXPECT_EQ(literalError("[2.5e0]", DType::I64, 1), "element [0]: 2.5 is not an integer (i64 argument)");
   EXPECT_HAS(literalError("[1,", DType::I32, 1), "not a number or a nested list");
   EXPECT_HAS(literalError("[[], [1]]", DType::I32, 2), "ragged");
   // Deep nesting is rejected by depth, not by recursion.
@@ -201,6 +234,9 @@ TEST(TensorPrinterTest, NumpyLike) {
   EXPECT_EQ(formatTensor(test::i32Tensor({1, 3}, {1, 2, 3})), "i32[1, 3]\n[[1, 2, 3]]");
   EXPECT_EQ(formatTensorValues(test::f32Tensor({2, 2}, {1, 2.5, -0.125, 1e-9f})), "[[1., 2.5],\n [-0.125, 1e-09]]");
   EXPECT_EQ(formatTensorValues(test::i64Scalar(7)), "7");
+  // u64 prints unsigned, past 2^63 too.
+  HostTensor u64 = parseTensorLiteral("[1, 9223372036854775808, 18446744073709551615]", DType::U64, 1).value();
+  EXPECT_EQ(formatTensorValues(u64), "[1, 9223372036854775808, 18446744073709551615]");
   EXPECT_EQ(formatTensorValues(parseTensorLiteral("[true, false]", DType::Bool, 1).value()), "[true, false]");
   EXPECT_EQ(formatTensorValues(HostTensor::zeros(DType::I32, {2, 1, 2}).value()), "[[[0, 0]],\n\n [[0, 0]]]");
   EXPECT_EQ(formatTensorValues(HostTensor::zeros(DType::I32, {0}).value()), "[]");

@@ -4,6 +4,7 @@
 
 #include "ArtifactTestUtil.h"
 #include "runtime/artifact/ArtifactFile.h"
+#include "runtime/io/TensorLiteral.h"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +20,7 @@ using test::edited;
 
 class SessionTest : public ::testing::Test {
 protected:
-  Expected<Session> open(const json &manifest, bool withCheckpoint = true) {
+  Expected<Session> open(const json &manifest, bool withCheckpoint = true, const SessionOptions &options = {}) {
     Expected<Artifact> artifact = Artifact::open(test::writeFakeArtifact(dir_, manifest));
     if (!artifact)
       return artifact.error();
@@ -29,7 +30,7 @@ protected:
       EXPECT_TRUE(opened.ok());
       checkpoint = std::move(*opened);
     }
-    return Session::create(std::move(*artifact), std::move(checkpoint));
+    return Session::create(std::move(*artifact), std::move(checkpoint), options);
   }
   Session session() {
     Expected<Session> s = open(test::fakeManifest());
@@ -127,7 +128,17 @@ TEST_F(SessionTest, DimsFromArgumentsAndBinds) {
   Session s = session();
   ArgMap args;
   args.emplace("start", HostTensor::scalar(DType::F32, 5));
-  EXPECT_HAS(callError(s, "iota", args), "dim `Steps` of entry `iota` is not fixed by any argument; bind it (`Steps=N`)");
+  EXPECT_EQ(callError(s, "iota", args),
+            "dim `Steps` of entry `iota` is not fixed by any argument; give it a value: `--bind Steps=<value>`");
+  // A dim that appears only inside expressions is named with them.
+  Expected<Session> plusOne = open(
+      edited(test::fakeManifest(), [](json &m) { m["entries"][0]["args"][0]["shape"] = json::array({"N + 1", "K"}); }));
+  ASSERT_TRUE(plusOne.ok()) << plusOne.message();
+  ArgMap x5;
+  x5.emplace("x", f32Tensor({1, 4}, {0, 0, 0, 0}));
+  EXPECT_EQ(callError(*plusOne, "add", x5),
+            "dim `N` of entry `add` is not fixed by any argument (no argument axis is exactly `N`: argument `x` axis 0 "
+            "is `N + 1`); give it a value: `--bind N=<value>`");
   Expected<std::vector<HostTensor>> results = s.call("iota", args, {{"Steps", 3}});
   ASSERT_TRUE(results.ok()) << results.message();
   EXPECT_EQ(floats((*results)[0]), (std::vector<float>{5, 6, 7, 8, 9, 10}));
@@ -161,6 +172,16 @@ TEST_F(SessionTest, ValueChecksFromTheManifest) {
   EXPECT_HAS(callError(s, "pick", args), "argument `pos` is 3: it must be in 0..3 (>= 0 and < K - S + 1 = 3)");
   args.at("pos") = i64Scalar(2);
   EXPECT_TRUE(s.call("pick", args).ok());
+
+  // A u64 value past 2^63 is compared as itself, not wrapped to negative.
+  Expected<Session> unsigned64 =
+      open(edited(test::fakeManifest(), [](json &m) { m["entries"][2]["args"][0]["dtype"] = "u64"; }));
+  ASSERT_TRUE(unsigned64.ok()) << unsigned64.message();
+  ArgMap u;
+  u.emplace("tokens", parseTensorLiteral("[[9223372036854775808]]", DType::U64, 2).value());
+  u.emplace("pos", i64Scalar(0));
+  EXPECT_EQ(callError(*unsigned64, "pick", u),
+            "argument `tokens` element [0, 0] is 9223372036854775808: it must be in 0..4 (>= 0 and < K = 4)");
 }
 
 TEST_F(SessionTest, DimRequirementsFromTheManifest) {
@@ -192,6 +213,57 @@ TEST_F(SessionTest, DimRequirementsFromTheManifest) {
   Expected<std::vector<HostTensor>> results = s.call("pick", args);
   ASSERT_TRUE(results.ok()) << results.message();
   EXPECT_EQ((*results)[0].elementAsInt(0), 2);
+}
+
+// Result sizes are checked before the call (docs/runtime.md, "Result
+// sizes"): overflow, each result and their sum within the limit, with
+// messages naming the entry, the result and the dims; nothing runs.
+TEST_F(SessionTest, ResultSizesAreCheckedBeforeTheCall) {
+  SessionOptions capped;
+  capped.maxResultBytes = 20;
+  Expected<Session> opened = open(test::fakeManifest(), true, capped);
+  ASSERT_TRUE(opened.ok()) << opened.message();
+  Session &s = *opened;
+  ArgMap start;
+  start.emplace("start", HostTensor::scalar(DType::F32, 1));
+  // iota<Steps> -> f32[Steps * 2]: 16 bytes fit, 24 do not.
+  EXPECT_TRUE(s.call("iota", start, {{"Steps", 2}}).ok());
+  EXPECT_EQ(callError(s, "iota", start, {{"Steps", 3}}),
+            "entry `iota` result 0 is f32[Steps * 2] = [6] with Steps = 3: 24 bytes, more than the 20 bytes all "
+            "results of a call may take (the session's cap, --max-result-bytes); nothing was run");
+  // accumulate -> (f32[K], i64): 16 and 8 bytes, 24 together; the state
+  // it would have written is untouched.
+  ArgMap v;
+  v.emplace("v", f32Tensor({4}, {1, 2, 3, 4}));
+  EXPECT_EQ(callError(s, "accumulate", v),
+            "entry `accumulate`'s results take 24 bytes together (result 0: 16 bytes, result 1: 8 bytes) with K = 4, "
+            "more than the 20 bytes they may take (the session's cap, --max-result-bytes); nothing was run");
+  EXPECT_EQ(acc(s), (std::vector<float>{0, 0, 0, 0}));
+  // check() refuses the same, without running.
+  EXPECT_FALSE(s.check("accumulate", v).ok());
+
+  // Without a cap: half of the machine's memory. Sizes overflowing int64
+  // are refused before anything is allocated.
+  json huge = edited(test::fakeManifest(), [](json &m) {
+    m["entries"][3]["results"][0]["shape"] = json::array({"Steps", "Steps", "Steps"});
+  });
+  Expected<Session> big = open(huge);
+  ASSERT_TRUE(big.ok()) << big.message();
+  EXPECT_EQ(callError(*big, "iota", start, {{"Steps", 2000000000}}),
+            "entry `iota` result 0 is f32[Steps, Steps, Steps] = [2000000000, 2000000000, 2000000000] with Steps = "
+            "2000000000: its size in bytes overflows int64; nothing was run");
+  // 4 * 2000000000^2 bytes fit in uint64 but not in int64, in which the
+  // generated code computes its allocation sizes: refused too.
+  json square = edited(test::fakeManifest(),
+                       [](json &m) { m["entries"][3]["results"][0]["shape"] = json::array({"Steps", "Steps"}); });
+  Expected<Session> sq = open(square);
+  ASSERT_TRUE(sq.ok()) << sq.message();
+  EXPECT_HAS(callError(*sq, "iota", start, {{"Steps", 2000000000}}), "its size in bytes overflows int64");
+  // 4 * 10^12 bytes: more than a machine holds.
+  EXPECT_HAS(callError(*sq, "iota", start, {{"Steps", 1000000}}),
+             "entry `iota` result 0 is f32[Steps, Steps] = [1000000, 1000000] with Steps = 1000000: "
+             "4000000000000 bytes (3.6 TiB), more than the ");
+  EXPECT_HAS(callError(*sq, "iota", start, {{"Steps", 1000000}}), "as each result is held twice while it is copied out");
 }
 
 TEST_F(SessionTest, RejectedResultsAreStillFreed) {
