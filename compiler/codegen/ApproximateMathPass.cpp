@@ -1,9 +1,26 @@
-// The `linnet-approximate-math` pass: upstream's polynomial approximation
-// patterns (which MLIR only exposes through a test pass) applied greedily.
-// No AVX2-only variants, so the result stays portable across targets.
+// The `linnet-approximate-math` pass: math ops become code with no libm call
+// where they are f32 (bf16/f16 math is first widened to f32), and libm calls
+// where they are f64.
+//
+//   f32 sin, cos   our own: range reduction in f64 (below), then f32
+//                  polynomials on [-pi/4, pi/4]
+//   other f32 math upstream's polynomial approximation patterns (which MLIR
+//                  only exposes through a test pass); no AVX2-only variants,
+//                  so the result stays portable across targets
+//   f64 exp, log, sin, cos, tanh, ...
+//                  libm (`exp`, `log`, ...; a vector one lane at a time):
+//                  upstream's approximations are f32 polynomials, and widen
+//                  nothing to f64 (they emitted an invalid `arith.extf` from
+//                  f64 vectors). sqrt, rsqrt and abs stay math ops, which
+//                  `convert-math-to-llvm` makes instructions.
 #include "compiler/codegen/Passes.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace linnet::codegen {
@@ -13,11 +30,170 @@ namespace linnet::codegen {
 
 namespace {
 
+using namespace mlir;
+
+// `type` (a scalar or a vector) with element type `element`.
+Type withElement(Type type, Type element) {
+  if (auto v = dyn_cast<VectorType>(type)) return v.clone(element);
+  return element;
+}
+
+Value splatFloat(ImplicitLocOpBuilder& b, Type type, double value) {
+  auto element = cast<FloatType>(getElementTypeOrSelf(type));
+  TypedAttr attr = b.getFloatAttr(element, value);
+  if (auto v = dyn_cast<VectorType>(type)) attr = DenseElementsAttr::get(v, attr);
+  return b.create<arith::ConstantOp>(attr);
+}
+
+Value splatInt(ImplicitLocOpBuilder& b, Type type, int64_t value) {
+  TypedAttr attr = b.getIntegerAttr(getElementTypeOrSelf(type), value);
+  if (auto v = dyn_cast<VectorType>(type)) attr = DenseElementsAttr::get(v, attr);
+  return b.create<arith::ConstantOp>(attr);
+}
+
+// f32 sin and cos (scalars or vectors).
+//
+// Range reduction: x = k * pi/2 + r, |r| <= pi/4, in f64. k is x * 2/pi
+// rounded to an integer by adding and subtracting 1.5 * 2^52, whose low
+// bits then hold k mod 4, the quadrant. pi/2 is the sum of three 24-bit
+// pieces and a 53-bit one (about 125 bits in all): for |k| < 2^29 each of
+// k * P1, k * P2, k * P3 is exact, x - k * P1 is exact, and every later
+// subtraction errs by at most half an f64 ulp of a value about |r|, so r is
+// good to f64 precision, even next to a multiple of pi/2, for |x| up to
+// 2^29 * pi/2 (about 8.4e8); where the target machine fuses each multiply
+// and subtraction into an FMA, each step rounds once at the scale of what is
+// left, and r stays good until x * 2/pi itself is off (|x| about 1e15).
+// r is clamped to [-1, 1] so the polynomials stay bounded for any x
+// (infinities and NaN give NaN).
+//
+// r is rounded to f32 and the quadrant picks sin(r), cos(r), -sin(r) or
+// -cos(r): Cephes' sinf/cosf polynomials on [-pi/4, pi/4]. A result near 0
+// comes from sin of a small r, so its relative error stays small too.
+// Measured against f64 sin/cos (docs/codegen.md, "Math"): at most 1.5 ulp.
+template <typename Op, bool isCos>
+struct SinCosF32 : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Op op, PatternRewriter& rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32()) return rewriter.notifyMatchFailure(op, "not f32");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Type f64 = withElement(type, b.getF64Type());
+    Type i64 = withElement(type, b.getI64Type());
+    Type i32 = withElement(type, b.getI32Type());
+    auto f = [&](double v) { return splatFloat(b, f64, v); };
+    auto g = [&](double v) { return splatFloat(b, type, v); };
+
+    Value x = b.create<arith::ExtFOp>(f64, op.getOperand());
+    // t = round(x * 2/pi) + 1.5 * 2^52 (valid for |x * 2/pi| < 2^51).
+    Value magic = f(0x1.8p52);
+    Value t = b.create<arith::AddFOp>(b.create<arith::MulFOp>(x, f(0x1.45f306dc9c883p-1)), magic);
+    Value k = b.create<arith::SubFOp>(t, magic);
+    Value r = x;
+    for (double piece : {0x1.921fb6p+0, -0x1.777a5cp-25, -0x1.ee59dap-50, 0x1.98a2e03707345p-77})
+      r = b.create<arith::SubFOp>(r, b.create<arith::MulFOp>(k, f(piece)));
+    Value y = b.create<arith::TruncFOp>(type, r);
+    // Bounded where |x| is too large for the reduction; NaN stays NaN.
+    Value one = g(1.0), minusOne = g(-1.0);
+    y = b.create<arith::SelectOp>(b.create<arith::CmpFOp>(arith::CmpFPredicate::OGT, y, one), one, y);
+    y = b.create<arith::SelectOp>(b.create<arith::CmpFOp>(arith::CmpFPredicate::OLT, y, minusOne),
+                                  minusOne, y);
+
+    Value quadrant = b.create<arith::TruncIOp>(i32, b.create<arith::BitcastOp>(i64, t));
+    if (isCos) quadrant = b.create<arith::AddIOp>(quadrant, splatInt(b, i32, 1));  // cos x = sin(x + pi/2)
+
+    // sin(y) = y + y z (S1 + z (S2 + z S3)), z = y^2.
+    Value z = b.create<arith::MulFOp>(y, y);
+    Value ps = b.create<arith::AddFOp>(b.create<arith::MulFOp>(g(-1.9515295891e-4), z), g(8.3321608736e-3));
+    ps = b.create<arith::AddFOp>(b.create<arith::MulFOp>(ps, z), g(-1.6666654611e-1));
+    Value sinY = b.create<arith::AddFOp>(
+        b.create<arith::MulFOp>(b.create<arith::MulFOp>(ps, z), y), y);
+    // cos(y) = 1 - z/2 + z^2 (C1 + z (C2 + z C3)).
+    Value pc = b.create<arith::AddFOp>(b.create<arith::MulFOp>(g(2.443315711809948e-5), z),
+                                       g(-1.388731625493765e-3));
+    pc = b.create<arith::AddFOp>(b.create<arith::MulFOp>(pc, z), g(4.166664568298827e-2));
+    Value cosY = b.create<arith::SubFOp>(b.create<arith::MulFOp>(b.create<arith::MulFOp>(pc, z), z),
+                                         b.create<arith::MulFOp>(g(0.5), z));
+    cosY = b.create<arith::AddFOp>(cosY, one);
+
+    Value zero = splatInt(b, i32, 0);
+    Value odd = b.create<arith::CmpIOp>(arith::CmpIPredicate::ne,
+                                        b.create<arith::AndIOp>(quadrant, splatInt(b, i32, 1)), zero);
+    Value negative = b.create<arith::CmpIOp>(
+        arith::CmpIPredicate::ne, b.create<arith::AndIOp>(quadrant, splatInt(b, i32, 2)), zero);
+    Value result = b.create<arith::SelectOp>(odd, cosY, sinY);
+    result = b.create<arith::SelectOp>(negative, b.create<arith::NegFOp>(result), result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+bool isF64(Type t) { return getElementTypeOrSelf(t).isF64(); }
+bool isNarrowFloat(Type t) {
+  auto f = dyn_cast<FloatType>(getElementTypeOrSelf(t));
+  return f && f.getWidth() < 32;
+}
+
+// bf16/f16 math computed in f32: operands widened, the op cloned on f32,
+// results rounded back. What upstream's `math-legalize-to-f32` does, which
+// in MLIR 19 also "widened" f64 vectors to f32 (an invalid `arith.extf`).
+struct WidenNarrowMath : RewritePattern {
+  WidenNarrowMath(MLIRContext* context) : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation* op, PatternRewriter& rewriter) const override {
+    if (!isa<math::MathDialect>(op->getDialect()) || op->getNumRegions() != 0)
+      return failure();
+    if (!llvm::any_of(op->getOperandTypes(), isNarrowFloat) &&
+        !llvm::any_of(op->getResultTypes(), isNarrowFloat))
+      return failure();
+    Type f32 = rewriter.getF32Type();
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(isNarrowFloat(v.getType())
+                             ? rewriter.create<arith::ExtFOp>(op->getLoc(), withElement(v.getType(), f32), v)
+                                   .getResult()
+                             : v);
+    SmallVector<Type> types;
+    for (Type t : op->getResultTypes()) types.push_back(isNarrowFloat(t) ? withElement(t, f32) : t);
+    OperationState state(op->getLoc(), op->getName(), operands, types, op->getAttrs());
+    Operation* wide = rewriter.create(state);
+    SmallVector<Value> results;
+    for (auto [old, now] : llvm::zip(op->getResults(), wide->getResults()))
+      results.push_back(old.getType() == now.getType()
+                            ? now
+                            : rewriter.create<arith::TruncFOp>(op->getLoc(), old.getType(), now).getResult());
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
-    mlir::RewritePatternSet patterns(&getContext());
-    mlir::populateMathPolynomialApproximationPatterns(patterns);
-    if (mlir::failed(mlir::applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+    MLIRContext* context = &getContext();
+    SmallVector<Operation*> wide, narrow;
+    getOperation()->walk([&](Operation* op) {
+      if (!isa<math::MathDialect>(op->getDialect())) return;
+      bool f64 = llvm::any_of(op->getOperandTypes(), isF64) || llvm::any_of(op->getResultTypes(), isF64);
+      if (!f64) return narrow.push_back(op);
+      // LLVM makes these instructions (or 1 / sqrt); libm would not.
+      if (!isa<math::SqrtOp, math::RsqrtOp, math::AbsFOp, math::FmaOp, math::CopySignOp, math::FloorOp,
+               math::CeilOp, math::RoundOp, math::RoundEvenOp, math::TruncOp>(op))
+        wide.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
+
+    RewritePatternSet libm(context);
+    populateMathToLibmConversionPatterns(libm);
+    if (!wide.empty() && failed(applyOpPatternsAndFold(wide, std::move(libm), config)))
+      return signalPassFailure();
+
+    RewritePatternSet approximations(context);
+    approximations.add<SinCosF32<math::SinOp, false>, SinCosF32<math::CosOp, true>>(context,
+                                                                                   /*benefit=*/2);
+    approximations.add<WidenNarrowMath>(context);
+    populateMathPolynomialApproximationPatterns(approximations);
+    if (!narrow.empty() && failed(applyOpPatternsAndFold(narrow, std::move(approximations), config)))
       signalPassFailure();
   }
 };

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace linnet::codegen {
@@ -25,12 +26,62 @@ namespace {
 
 using namespace mlir;
 
+// `c` is `v == k` (an `arith.cmpi eq` of v and the constant k).
+static bool isEqualTo(Value c, Value v, const APInt& k) {
+  auto cmp = c.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq) return false;
+  APInt value;
+  return (cmp.getLhs() == v && matchPattern(cmp.getRhs(), m_ConstantInt(&value)) && value == k) ||
+         (cmp.getRhs() == v && matchPattern(cmp.getLhs(), m_ConstantInt(&value)) && value == k);
+}
+
+// An integer division (or remainder) that traps in no lane, whatever its
+// operands hold (masked-off lanes included): its divisor is a constant
+// other than 0 (and -1 where the dividend may be the signed minimum), or
+// the total division's guarded divisor (conversion/LinnetToLinalg.cpp:
+// `select(y == 0 [or (x == MIN and y == -1)], 1, y)`).
+static bool divisionCannotTrap(Operation* op) {
+  Value x = op->getOperand(0), y = op->getOperand(1);
+  bool isSigned = isa<arith::DivSIOp, arith::RemSIOp>(op);
+  if (!isSigned && !isa<arith::DivUIOp, arith::RemUIOp>(op)) return false;
+  unsigned width = getElementTypeOrSelf(y.getType()).getIntOrFloatBitWidth();
+  APInt minValue = APInt::getSignedMinValue(width), minusOne = APInt::getAllOnes(width);
+  auto safeConstant = [&](Value v) {
+    APInt c;
+    if (!matchPattern(v, m_ConstantInt(&c)) || c.isZero()) return false;
+    if (!isSigned || !c.isAllOnes()) return true;
+    APInt d;
+    return matchPattern(x, m_ConstantInt(&d)) && d != minValue;
+  };
+  if (safeConstant(y)) return true;
+  auto select = y.getDefiningOp<arith::SelectOp>();
+  if (!select || !safeConstant(select.getTrueValue())) return false;
+  Value divisor = select.getFalseValue(), cond = select.getCondition();
+  APInt zero = APInt::getZero(width);
+  if (!isSigned) return isEqualTo(cond, divisor, zero);
+  // Signed: the dividend a constant other than MIN, or the MIN / -1 guard.
+  APInt d;
+  if (isEqualTo(cond, divisor, zero))
+    return matchPattern(x, m_ConstantInt(&d)) && d != minValue;
+  auto either = cond.getDefiningOp<arith::OrIOp>();
+  if (!either) return false;
+  for (auto [isZero, overflow] : {std::pair(either.getLhs(), either.getRhs()),
+                                  std::pair(either.getRhs(), either.getLhs())}) {
+    auto both = overflow.getDefiningOp<arith::AndIOp>();
+    if (!isEqualTo(isZero, divisor, zero) || !both) continue;
+    if ((isEqualTo(both.getLhs(), x, minValue) && isEqualTo(both.getRhs(), divisor, minusOne)) ||
+        (isEqualTo(both.getRhs(), x, minValue) && isEqualTo(both.getLhs(), divisor, minusOne)))
+      return true;
+  }
+  return false;
+}
+
 // The op's innermost loop can step over vectors: every operand indexes it
 // by its last, unit-stride subscript or not at all (so each vector is one
 // contiguous load, store or broadcast), elements are whole bytes (an i1
 // vector would be bit-packed in memory), and the body is arithmetic and
-// math on its arguments, with no integer division. A short static
-// innermost loop is not worth it.
+// math on its arguments, with no integer division that could trap. A short
+// static innermost loop is not worth it.
 bool vectorizable(linalg::LinalgOp op) {
   unsigned loops = op.getNumLoops();
   if (loops == 0) return false;
@@ -75,9 +126,11 @@ bool vectorizable(linalg::LinalgOp op) {
     if (isa<linalg::IndexOp>(inner)) continue;
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect())) return false;
     // Masked-off lanes hold padding (zero): an integer division there
-    // would trap. No vector ISA divides integers anyway.
+    // would trap unless its divisor is guarded (the total division of
+    // docs/dialect.md is; LLVM divides a vector lane by lane).
     if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
-            arith::CeilDivUIOp, arith::FloorDivSIOp>(inner))
+            arith::CeilDivUIOp, arith::FloorDivSIOp>(inner) &&
+        !divisionCannotTrap(&inner))
       return false;
     auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
     if (!llvm::all_of(inner.getOperandTypes(), scalar) ||

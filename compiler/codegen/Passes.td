@@ -5,16 +5,20 @@
 
 include "mlir/Pass/PassBase.td"
 
-def ApproximateMath : Pass<"linnet-approximate-math"> {
+def ApproximateMath : Pass<"linnet-approximate-math", "::mlir::ModuleOp"> {
   let summary = "Replace transcendental math ops by polynomial approximations";
   let description = [{
-    Applies MLIR's polynomial approximations (`exp`, `log`, `tanh`, `sin`,
-    `cos`, `erf`, ...) on f32, so the loops computing them are plain
+    On f32: MLIR's polynomial approximations (`exp`, `log`, `tanh`, `erf`,
+    ...) and our own `sin`/`cos` (range reduction in f64, good to a few ulp
+    up to |x| = 2^29 * pi/2), so the loops computing them are plain
     arithmetic that LLVM's loop vectorizer can widen; a libm call would stop
     it. Run after `math-legalize-to-f32`, which widens bf16/f16 math to f32.
+    On f64, transcendental ops become libm calls (`exp`, `log`, `sin`,
+    `cos`, `tanh`; vectors a lane at a time), so f64 results are f64
+    accurate; `sqrt`, `rsqrt` and `abs` are left to `convert-math-to-llvm`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-                           "::mlir::vector::VectorDialect"];
+                           "::mlir::vector::VectorDialect", "::mlir::func::FuncDialect"];
 }
 
 def EntryAbi : Pass<"linnet-entry-abi", "::mlir::ModuleOp"> {
@@ -38,7 +42,8 @@ def LinalgToParallelLoops : Pass<"linnet-linalg-to-parallel-loops"> {
     With `vector-length` > 1, an op whose innermost loop every operand
     indexes by its last, unit-stride subscript or not at all (contiguous
     loads and stores, broadcasts), with whole-byte elements, a body of
-    arithmetic and math without integer division, no reduction into a
+    arithmetic and math without an integer division that could trap (a
+    divisor guarded as the total division's, or a constant, is fine), no reduction into a
     16-bit float, and an innermost extent of at least 4 (or dynamic), is
     tiled by one along every loop but the innermost and by `vector-length`
     along it, and each tile is vectorized (upstream's `linalg::vectorize`):

@@ -221,9 +221,10 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createCanonicalizerPass());
   // Scalar math: bf16/f16 math in f32, polynomial approximations instead of
-  // libm calls, bf16/f16 arithmetic emulated in f32 and bf16 conversions
-  // expanded to integer ops, so no compiler-rt/libgcc helper is needed.
-  pm.addPass(math::createMathLegalizeToF32());
+  // libm calls (f64 math: libm), bf16/f16 arithmetic emulated in f32 and
+  // bf16 conversions expanded to integer ops, so no compiler-rt/libgcc
+  // helper is needed. `linnet-approximate-math` widens bf16/f16 math itself:
+  // upstream's `math-legalize-to-f32` breaks on f64 vectors.
   pm.addPass(createApproximateMath());
   static const std::string narrowFloats[] = {"bf16", "f16"};
   arith::ArithEmulateUnsupportedFloatsOptions emulate;

@@ -60,6 +60,40 @@ bool isNarrowFloat(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth
 
 }  // namespace
 
+// Integer division and remainder, total (XLA's semantics, docs/dialect.md):
+// x / 0 is -1 signed and all ones unsigned, x % 0 is x; signed MIN / -1 is
+// MIN (the wrapped quotient) and MIN % -1 is 0. The divisor is replaced by
+// 1 where the hardware would trap (zero, and -1 under MIN), so the division
+// itself never traps, and the zero case is selected after it: a few
+// compares and selects per element (vectorizable), no branch.
+static Value emitIntegerDivision(OpBuilder& b, Location loc, bool remainder, bool isUnsigned, Value x,
+                                 Value y) {
+  Type t = x.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  auto splat = [&](const APInt& v) { return constantInt(b, loc, t, v); };
+  Value one = splat(APInt(width, 1));
+  Value isZero = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y, splat(APInt(width, 0)));
+  Value unsafe = isZero;
+  if (!isUnsigned) {
+    Value isMin = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x,
+                                          splat(APInt::getSignedMinValue(width)));
+    Value isMinusOne =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y, splat(APInt::getAllOnes(width)));
+    unsafe = b.create<arith::OrIOp>(loc, isZero, b.create<arith::AndIOp>(loc, isMin, isMinusOne));
+  }
+  Value divisor = b.create<arith::SelectOp>(loc, unsafe, one, y);
+  // MIN / 1 = MIN and MIN % 1 = 0, as wanted for MIN / -1; only zero is
+  // replaced after the division.
+  if (remainder) {
+    Value r = isUnsigned ? b.create<arith::RemUIOp>(loc, x, divisor).getResult()
+                         : b.create<arith::RemSIOp>(loc, x, divisor).getResult();
+    return b.create<arith::SelectOp>(loc, isZero, x, r);
+  }
+  Value q = isUnsigned ? b.create<arith::DivUIOp>(loc, x, divisor).getResult()
+                       : b.create<arith::DivSIOp>(loc, x, divisor).getResult();
+  return b.create<arith::SelectOp>(loc, isZero, splat(APInt::getAllOnes(width)), q);
+}
+
 // The element ops below are shared with compiler/lower (ElementOps.h), so an
 // op means the same inside a notation body and as a whole-tensor op.
 Value emitBinary(OpBuilder& b, Location loc, BinaryKind kind, bool isUnsigned, Value x, Value y) {
@@ -76,12 +110,10 @@ Value emitBinary(OpBuilder& b, Location loc, BinaryKind kind, bool isUnsigned, V
                : b.create<arith::MulIOp>(loc, x, y).getResult();
     case BinaryKind::div:
       if (f) return b.create<arith::DivFOp>(loc, x, y);
-      return isUnsigned ? b.create<arith::DivUIOp>(loc, x, y).getResult()
-                        : b.create<arith::DivSIOp>(loc, x, y).getResult();
+      return emitIntegerDivision(b, loc, /*remainder=*/false, isUnsigned, x, y);
     case BinaryKind::rem:
       if (f) return b.create<arith::RemFOp>(loc, x, y);
-      return isUnsigned ? b.create<arith::RemUIOp>(loc, x, y).getResult()
-                        : b.create<arith::RemSIOp>(loc, x, y).getResult();
+      return emitIntegerDivision(b, loc, /*remainder=*/true, isUnsigned, x, y);
     case BinaryKind::min:
       if (f) return b.create<arith::MinimumFOp>(loc, x, y);
       return isUnsigned ? b.create<arith::MinUIOp>(loc, x, y).getResult()
@@ -134,7 +166,7 @@ Value emitBinary(OpBuilder& b, Location loc, BinaryKind kind, bool isUnsigned, V
   return b.create<arith::CmpIOp>(loc, p, x, y);
 }
 
-Value emitUnary(OpBuilder& b, Location loc, UnaryKind kind, Value x) {
+Value emitUnary(OpBuilder& b, Location loc, UnaryKind kind, Value x, bool isUnsigned) {
   Type t = x.getType();
   bool f = isa<FloatType>(t);
   switch (kind) {
@@ -152,8 +184,8 @@ Value emitUnary(OpBuilder& b, Location loc, UnaryKind kind, Value x) {
     case UnaryKind::cos: return b.create<math::CosOp>(loc, x);
     case UnaryKind::tanh: return b.create<math::TanhOp>(loc, x);
     case UnaryKind::abs:
-      return f ? b.create<math::AbsFOp>(loc, x).getResult()
-               : b.create<math::AbsIOp>(loc, x).getResult();
+      if (f) return b.create<math::AbsFOp>(loc, x);
+      return isUnsigned ? x : b.create<math::AbsIOp>(loc, x).getResult();
   }
   return x;
 }
@@ -181,6 +213,35 @@ static Value emitFloatToInt(OpBuilder& b, Location loc, Value x, IntegerType to,
   return b.create<arith::SelectOp>(loc, isNan, constantInt(b, loc, to, APInt(width, 0)), r);
 }
 
+// f64 -> f32 rounding to odd: an inexact result is the neighbour whose last
+// significand bit is 1. Rounding that to a format at least two bits shorter
+// (f16, bf16) to nearest even gives the f64 value correctly rounded, which
+// f64 -> f32 -> f16 rounding to nearest twice does not always (x just above
+// a half-way point of f16 that rounds down onto it in f32). LLVM would call
+// compiler-rt (`__truncdfhf2`, `__truncdfbf2`) for the direct conversion.
+// Overflow gives FLT_MAX (odd), underflow the least subnormal (odd), and NaN
+// stays NaN, so the second rounding still overflows or underflows.
+static Value emitTruncToF32RoundToOdd(OpBuilder& b, Location loc, Value x) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value nearest = b.create<arith::TruncFOp>(loc, f32, x);
+  Value back = b.create<arith::ExtFOp>(loc, x.getType(), nearest);
+  Value inexact = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::ONE, back, x);
+  Value bits = b.create<arith::BitcastOp>(loc, i32, nearest);
+  Value one = constantInt(b, loc, i32, APInt(32, 1));
+  Value even = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                       b.create<arith::AndIOp>(loc, bits, one),
+                                       constantInt(b, loc, i32, APInt(32, 0)));
+  // The other neighbour: one step toward zero where rounding went away
+  // from zero, else one step away (the bits order magnitudes).
+  Value away = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
+                                       b.create<math::AbsFOp>(loc, back),
+                                       b.create<math::AbsFOp>(loc, x));
+  Value step = b.create<arith::SelectOp>(loc, away, constantInt(b, loc, i32, APInt::getAllOnes(32)), one);
+  Value odd = b.create<arith::AddIOp>(loc, bits, step);
+  Value adjust = b.create<arith::AndIOp>(loc, inexact, even);
+  return b.create<arith::BitcastOp>(loc, f32, b.create<arith::SelectOp>(loc, adjust, odd, bits));
+}
+
 Value emitCast(OpBuilder& b, Location loc, Value x, Type to, bool fromUnsigned, bool toUnsigned) {
   Type from = x.getType();
   if (from == to) return x;
@@ -197,6 +258,8 @@ Value emitCast(OpBuilder& b, Location loc, Value x, Type to, bool fromUnsigned, 
   if (isa<FloatType>(from) && isa<FloatType>(to)) {
     unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
     if (fw == tw) return b.create<arith::TruncFOp>(loc, to, b.create<arith::ExtFOp>(loc, f32, x));
+    if (fw == 64 && isNarrowFloat(to))
+      return b.create<arith::TruncFOp>(loc, to, emitTruncToF32RoundToOdd(b, loc, x));
     return fw < tw ? b.create<arith::ExtFOp>(loc, to, x).getResult()
                    : b.create<arith::TruncFOp>(loc, to, x).getResult();
   }
@@ -209,10 +272,16 @@ Value emitCast(OpBuilder& b, Location loc, Value x, Type to, bool fromUnsigned, 
   }
   if (isa<IntegerType>(from)) {
     // Narrow floats go through f32: LLVM would otherwise call compiler-rt.
-    Type via = isNarrowFloat(to) ? f32 : to;
+    // An integer wider than f32's significand goes to bf16 through f64
+    // (exact up to 53 bits) and f32 rounded to odd, so it is rounded once
+    // (f16 overflows before an integer has more than 24 bits).
+    unsigned fw = from.getIntOrFloatBitWidth();
+    bool viaF64 = to.isBF16() && fw > 24;
+    Type via = viaF64 ? Type(b.getF64Type()) : isNarrowFloat(to) ? f32 : to;
     Value r = fromUnsigned ? b.create<arith::UIToFPOp>(loc, via, x).getResult()
                            : b.create<arith::SIToFPOp>(loc, via, x).getResult();
-    return via == to ? r : b.create<arith::TruncFOp>(loc, to, r).getResult();
+    if (viaF64) r = emitTruncToF32RoundToOdd(b, loc, r);
+    return r.getType() == to ? r : b.create<arith::TruncFOp>(loc, to, r).getResult();
   }
   if (isNarrowFloat(from)) x = b.create<arith::ExtFOp>(loc, f32, x);
   return emitFloatToInt(b, loc, x, cast<IntegerType>(to), toUnsigned);
@@ -371,11 +440,12 @@ struct UnaryLowering : OpConversionPattern<UnaryOp> {
                                 ConversionPatternRewriter& rewriter) const override {
     Location loc = op.getLoc();
     UnaryKind kind = op.getKind();
+    bool isUnsigned = op.getIsUnsigned();
     rewriter.replaceOp(op, buildElementwise(rewriter, loc, op.getResult().getType(),
                                             dynamicDimsOf(rewriter, loc, adaptor.getX()),
                                             adaptor.getX(),
                                             [&](OpBuilder& b, Location l, ValueRange args) {
-                                              return emitUnary(b, l, kind, args[0]);
+                                              return emitUnary(b, l, kind, args[0], isUnsigned);
                                             }));
     return success();
   }

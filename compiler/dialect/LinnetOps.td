@@ -45,14 +45,20 @@ def Linnet_UnaryOp : Linnet_Op<"unary", [Pure]> {
   let description = [{
     `neg not exp log sqrt rsqrt sin cos tanh abs`; the result has the
     operand's type. `not` is on integers and `i1`, the transcendental kinds
-    on floats.
+    on floats. `is_unsigned` says the integers are unsigned (`abs` is then
+    the identity).
 
     ```mlir
     %r = linnet.unary <exp> %x : tensor<?x8xf32> -> tensor<?x8xf32>
     ```
   }];
-  let arguments = (ins Linnet_UnaryKindAttr:$kind, AnyRankedTensor:$x);
+  let arguments = (ins Linnet_UnaryKindAttr:$kind, AnyRankedTensor:$x, UnitAttr:$is_unsigned);
   let results = (outs AnyRankedTensor:$result);
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "UnaryKindAttr":$kind, "::mlir::Value":$x), [{
+      build($_builder, $_state, result, kind, x, ::mlir::UnitAttr());
+    }]>
+  ];
   let assemblyFormat = "$kind $x attr-dict `:` type($x) `->` type($result)";
   let hasVerifier = 1;
 }

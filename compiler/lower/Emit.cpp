@@ -74,8 +74,9 @@ mlir::Value binary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind, mlir
                                lhs, rhs, flag(b, isUnsigned));
 }
 
-mlir::Value unary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x) {
-  return b.create<d::UnaryOp>(loc, x.getType(), d::UnaryKindAttr::get(b.getContext(), toDialect(kind)), x);
+mlir::Value unary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x, bool isUnsigned) {
+  return b.create<d::UnaryOp>(loc, x.getType(), d::UnaryKindAttr::get(b.getContext(), toDialect(kind)), x,
+                              flag(b, isUnsigned));
 }
 
 mlir::Value cast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::RankedTensorType result,
@@ -133,16 +134,34 @@ mlir::Value cumsum(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, int64_
 mlir::Value notation(mlir::OpBuilder& b, mlir::Location loc, mlir::RankedTensorType result,
                      mlir::ValueRange inputs, mlir::ValueRange dynamicExtents,
                      llvm::ArrayRef<int64_t> extents, llvm::ArrayRef<mlir::AffineMap> maps,
-                     llvm::ArrayRef<int64_t> outputDims, ReduceKind reduction, mlir::Block* body) {
+                     llvm::ArrayRef<int64_t> outputDims, ReduceKind reduction, mlir::Block* body,
+                     bool isUnsigned) {
   auto op = b.create<d::NotationOp>(
       loc, result, inputs, dynamicExtents, b.getDenseI64ArrayAttr(extents),
       b.getAffineMapArrayAttr(maps), b.getDenseI64ArrayAttr(outputDims),
-      d::ReductionKindAttr::get(b.getContext(), toDialect(reduction)), mlir::UnitAttr());
+      d::ReductionKindAttr::get(b.getContext(), toDialect(reduction)), flag(b, isUnsigned));
   op.getBody().push_back(body);
   return op.getResult();
 }
 
 void yield(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v) { b.create<d::YieldOp>(loc, v); }
+
+bool resultIsFresh(mlir::Operation* op) {
+  if (auto n = mlir::dyn_cast<d::NotationOp>(op)) return n.getReduction() != d::ReductionKind::none;
+  if (auto r = mlir::dyn_cast<d::ReduceOp>(op)) return !r.getAxes().empty();
+  return false;
+}
+
+std::optional<BinaryOperands> binaryOperands(mlir::Operation* op) {
+  auto bin = mlir::dyn_cast<d::BinaryOp>(op);
+  if (!bin) return std::nullopt;
+  BinaryOperands out;
+  out.lhs = bin.getLhs();
+  out.rhs = bin.getRhs();
+  out.subtract = bin.getKind() == d::BinaryKind::sub;
+  out.additive = out.subtract || bin.getKind() == d::BinaryKind::add;
+  return out;
+}
 
 // ---- scalars ----
 
@@ -151,8 +170,9 @@ mlir::Value scalarBinary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind
   return conversion::emitBinary(b, loc, toDialect(kind), isUnsigned, lhs, rhs);
 }
 
-mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x) {
-  return conversion::emitUnary(b, loc, toDialect(kind), x);
+mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x,
+                        bool isUnsigned) {
+  return conversion::emitUnary(b, loc, toDialect(kind), x, isUnsigned);
 }
 
 mlir::Value scalarCast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type to,

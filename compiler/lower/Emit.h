@@ -22,7 +22,9 @@ namespace emit {
 
 mlir::Value binary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind, mlir::Value lhs,
                    mlir::Value rhs, mlir::RankedTensorType result, bool isUnsigned);
-mlir::Value unary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x);
+// `isUnsigned`: x holds unsigned integers (`abs` is then the identity).
+mlir::Value unary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x,
+                  bool isUnsigned = false);
 mlir::Value cast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x,
                  mlir::RankedTensorType result, bool unsignedIn, bool unsignedOut);
 mlir::Value select(mlir::OpBuilder& b, mlir::Location loc, mlir::Value cond, mlir::Value a,
@@ -50,13 +52,28 @@ mlir::Value cumsum(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, int64_
 mlir::Value notation(mlir::OpBuilder& b, mlir::Location loc, mlir::RankedTensorType result,
                      mlir::ValueRange inputs, mlir::ValueRange dynamicExtents,
                      llvm::ArrayRef<int64_t> extents, llvm::ArrayRef<mlir::AffineMap> maps,
-                     llvm::ArrayRef<int64_t> outputDims, ReduceKind reduction, mlir::Block* body);
+                     llvm::ArrayRef<int64_t> outputDims, ReduceKind reduction, mlir::Block* body,
+                     bool isUnsigned = false);
 void yield(mlir::OpBuilder& b, mlir::Location loc, mlir::Value v);
+
+// True for a `linnet` op whose result is always a new tensor, never one of its
+// operands nor a view of one, whatever later folding does: a reduction
+// (`linnet.reduce` over some axis, a `linnet.notation` with a reduction).
+bool resultIsFresh(mlir::Operation* op);
+// For a `linnet.binary`: its operands, and whether it is `add` or `sub` (a sum
+// or difference of a constant and a value that is not is never a constant).
+struct BinaryOperands {
+  mlir::Value lhs, rhs;
+  bool additive = false;
+  bool subtract = false;
+};
+std::optional<BinaryOperands> binaryOperands(mlir::Operation* op);
 
 // ---- scalars (notation bodies): arith and math on elements ----
 mlir::Value scalarBinary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind, mlir::Value lhs,
                          mlir::Value rhs, bool isUnsigned);
-mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x);
+mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x,
+                        bool isUnsigned = false);
 mlir::Value scalarCast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type to,
                        bool unsignedIn, bool unsignedOut);
 // A rank-0 tensor holding `scalar`.

@@ -230,7 +230,8 @@ Result Lowerer::lowerNotation(const std::vector<NotationOutput>& outputs, const 
   builder_.restoreInsertionPoint(n.outer);
   if (!element) return std::nullopt;
   mlir::Value result = emit::notation(builder_, at, *rt, n.inputs, dynamicExtents, staticExtents,
-                                      n.maps, outputDims, reduction, block.release());
+                                      n.maps, outputDims, reduction, block.release(),
+                                      isUnsignedScalar(*yieldDType));
   return Val::tensor(result, resultType);
 }
 

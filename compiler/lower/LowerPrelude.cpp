@@ -84,8 +84,8 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     if (!x) return std::nullopt;
     if (name != "cast") {
       UnaryKind k = *unaryKind(name);
-      if (notation_) return done(emit::scalarUnary(builder_, at, k, x->value));
-      return done(emit::unary(builder_, at, k, x->value));
+      if (notation_) return done(emit::scalarUnary(builder_, at, k, x->value, isUnsigned(from)));
+      return done(emit::unary(builder_, at, k, x->value, isUnsigned(from)));
     }
     if (from == *rd) return done(x->value);
     if (notation_)

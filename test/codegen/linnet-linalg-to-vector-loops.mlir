@@ -61,7 +61,8 @@ func.func @row_sum(%a: memref<8x64xf32>, %b: memref<8xf32>) {
   return
 }
 
-// Integer division would trap in masked-off lanes: scalar loops.
+// Integer division would trap in masked-off lanes (an unguarded divisor;
+// linnet-guarded-division.mlir has the guarded ones): scalar loops.
 // CHECK-LABEL: func @integer_division
 // CHECK-NOT: vector.
 // CHECK: arith.divsi {{.*}} : i32

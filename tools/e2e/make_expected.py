@@ -1305,6 +1305,239 @@ def outer_products(rng):
     return calls
 
 
+def total_divmod(a, b, dtype):
+    """Integer / and % as docs/dialect.md defines them (XLA's total division):
+    truncation toward zero, x / 0 = -1 (signed) or all ones (unsigned), x % 0 = x,
+    signed MIN / -1 = MIN and MIN % -1 = 0. Python integers, so nothing wraps."""
+    info = np.iinfo(dtype)
+    q, r = [], []
+    for x, y in zip(np.asarray(a).tolist(), np.asarray(b).tolist()):
+        if y == 0:
+            q.append(-1 if info.min < 0 else int(info.max))
+            r.append(x)
+        elif x == info.min and y == -1:
+            q.append(int(info.min))
+            r.append(0)
+        else:
+            t = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+            q.append(t)
+            r.append(x - t * y)
+    return np.array(q, dtype=dtype), np.array(r, dtype=dtype)
+
+
+@program
+def integer_division(rng):
+    calls = []
+    for name in ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]:
+        dtype = np.dtype({"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+                          "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64"}[name])
+        info = np.iinfo(dtype)
+        lo, hi = int(info.min), int(info.max)
+        if name == "u64":
+            hi = 2 ** 63 - 1  # linnet-run reads u64 arguments up to 2^63 - 1 only
+        if lo < 0:
+            # The trapping cases in the vector body and in the masked tail
+            # (elements 16..19).
+            a = [lo, lo, lo, lo, hi, hi, -7, 7, -7, 7, 0, 0, 5, -5, lo + 1, hi, lo, 9, lo, 13]
+            b = [-1, 0, 1, lo, -1, 0, 2, -2, -2, 2, 0, -1, 0, 0, -1, lo, 3, -1, -1, 0]
+            short = ([lo, 5, lo], [-1, 0, 0])
+        else:
+            a = [hi, hi, 0, 5, 200, 7, hi, 1, 0, 3, 255, 17, hi - 1, 100, 2, hi, 12, 9, hi, 13]
+            b = [0, 1, 0, 0, hi, 2, 3, hi, 7, 3, 16, 5, hi, 0, 2, 2, 5, 0, hi, 0]
+            short = ([hi, 5, 0], [0, 0, 7])
+        for n, (x, y) in [(20, (a, b)), (3, short)]:
+            x = np.array(x, dtype=dtype)
+            y = np.array(y, dtype=dtype)
+            q, r = total_divmod(x, y, dtype)
+            calls.append(call("div_%s_%d" % (name, n), {"a": x, "b": y},
+                              result(q, name, part=0), result(r, name, part=1)))
+    i32, i64, u16, u64 = np.int32, np.int64, np.uint16, np.uint64
+    a = rng.integers(2 ** 62, 2 ** 63, size=20, dtype=np.uint64)
+    b = rng.integers(0, 2 ** 63, size=20, dtype=np.uint64)
+    b[[0, 5, 17]] = 0
+    b[[1, 18]] = [3, 2 ** 63 - 1]
+    q, r = total_divmod(a + a, b, u64)
+    calls.append(call("div_u64_doubled", {"a": a, "b": b}, result(q, "u64", part=0), result(r, "u64", part=1)))
+    m32, m64 = int(np.iinfo(i32).min), int(np.iinfo(i64).min)
+    for a, b in [(m32, -1), (7, 0), (-7, 2)]:
+        q, r = total_divmod([a], [b], i32)
+        calls.append(call("scalar_i32", {"a": a, "b": b}, result(q[0], "i32", part=0), result(r[0], "i32", part=1)))
+    for a, b in [(2 ** 63 - 1, 0), (2 ** 63 - 1, 10)]:
+        q, r = total_divmod([a], [b], u64)
+        calls.append(call("scalar_u64", {"a": a, "b": b}, result(q[0], "u64", part=0), result(r[0], "u64", part=1)))
+    a = np.concatenate([[m32, m32 + 1, -1, 0, 1, 2 ** 31 - 1], rng.integers(-1000, 1000, size=14)]).astype(i32)
+    for d in [0, -1, 3]:
+        q, r = total_divmod(a, np.full(20, d), i32)
+        calls.append(call("by_scalar_i32", {"a": a, "d": d}, result(q, "i32", part=0), result(r, "i32", part=1)))
+    al = np.array([m64, m64, 5, -5, 0, 2 ** 63 - 1] + rng.integers(-10 ** 12, 10 ** 12, size=12).tolist() + [m64, 11],
+                  dtype=i64)
+    bl = np.array([-1, 0, 0, 2, 0, -1] + rng.integers(-50, 50, size=12).tolist() + [-1, 0], dtype=i64)
+    q, r = total_divmod(al, bl, i64)
+    calls.append(call("notation_i64", {"a": al, "b": bl}, result(q, "i64", part=0), result(r, "i64", part=1)))
+    au = rng.integers(0, 2 ** 16, size=20).astype(u16)
+    bu = rng.integers(0, 40, size=20).astype(u16)
+    bu[[0, 17, 19]] = 0
+    q, r = total_divmod(au, bu, u16)
+    calls.append(call("notation_u16", {"a": au, "b": bu}, result((q.astype(np.int64) + r) % 2 ** 16, "u16")))
+    q, r = total_divmod(a, np.full(20, -1), i32)
+    calls.append(call("by_minus_one_i32", {"a": a}, result(q, "i32", part=0), result(r, "i32", part=1)))
+    q, r = total_divmod(a, np.full(20, 7), i32)
+    calls.append(call("by_seven_i32", {"a": a}, result(q, "i32", part=0), result(r, "i32", part=1)))
+    return calls
+
+
+def round_float(x, bits, min_exp, max_value):
+    """The float64 x rounded once to nearest even into a binary format with
+    `bits` significand bits, least subnormal 2^min_exp and largest finite
+    `max_value` (inf beyond), computed exactly with fractions."""
+    from fractions import Fraction
+    import math
+    x = float(x)
+    if x == 0 or math.isinf(x) or math.isnan(x):
+        return x
+    e = math.frexp(abs(x))[1]                  # 2^(e-1) <= |x| < 2^e
+    quantum = max(e - bits, min_exp)
+    n = round(Fraction(abs(x)) / Fraction(2) ** quantum)   # half to even
+    v = float(n * Fraction(2) ** quantum)
+    top = float(Fraction(max_value) + Fraction(2) ** (math.frexp(max_value)[1] - bits - 1))
+    if v > max_value or (v >= top):
+        v = math.inf
+    return math.copysign(v, x)
+
+
+def f16_once(x):
+    return np.array([round_float(v, 11, -24, 65504.0) for v in np.asarray(x, dtype=np.float64).ravel()])
+
+
+def bf16_once(x):
+    return np.array([round_float(v, 8, -133, float.fromhex("0x1.fep127")) for v in np.asarray(x, dtype=np.float64).ravel()])
+
+
+@program
+def f64_math(rng):
+    d = np.float64
+    F64 = {"rel": 4e-16, "abs": 0.0, "why": "f64 libm results (glibc, under 1 ulp) against numpy's: a couple of ulp"}
+    ONCE = {"rel": 0.0, "abs": 0.0, "why": "exact: rounded once to nearest even from the f64 value (computed exactly)"}
+    x = np.concatenate([[0.0, -0.0, 1e-300, -2.5, 700.0, -745.0, 20.0, np.pi, 1e6, -3e10, 0.5, 1.0],
+                        rng.uniform(-30, 30, size=8)]).astype(d)
+    p = np.concatenate([[1e-300, 5e-324, 0.25, 1.0, 2.0, 1e300, np.e, 12345.678],
+                        rng.uniform(0, 100, size=12)]).astype(d)
+
+    def results(x, p):
+        return [result(np.exp(x), "f64", F64, part=0), result(np.sin(x), "f64", F64, part=1),
+                result(np.cos(x), "f64", F64, part=2), result(np.tanh(x), "f64", F64, part=3),
+                result(np.abs(x), "f64", F64, part=4), result(np.log(p), "f64", F64, part=5),
+                result(np.sqrt(p), "f64", F64, part=6), result(1.0 / np.sqrt(p), "f64", F64, part=7)]
+
+    np.seterr(over="ignore")  # exp(1e6) is inf, as wanted
+    calls = [call("math_20", {"x": x, "p": p}, *results(x, p)),
+             call("math_3", {"x": x[[3, 7, 16]], "p": p[[2, 6, 13]]}, *results(x[[3, 7, 16]], p[[2, 6, 13]]))]
+    for i in [3, 8]:
+        calls.append(call("math_scalar", {"x": x[i], "p": p[i]},
+                          *[dict(r, shape=[], values=r["values"][:1]) for r in results(x[i:i + 1], p[i:i + 1])]))
+    xs, ps = rng.uniform(-5, 5, size=20), rng.uniform(0.1, 50, size=20)
+    want = np.exp(xs) * np.sin(xs) + np.log(ps) * np.tanh(xs) + np.cos(xs) / np.sqrt(ps)
+    calls.append(call("math_notation", {"x": xs, "p": ps},
+                      result(want, "f64", {"rel": 1e-14, "abs": 1e-14, "why": "three f64 products summed: a few ulp of the terms"})))
+    # Values just above (or below) a half-way point of f16/bf16 by less than
+    # an f32 ulp: rounding to f32 first lands on the half-way point, which then
+    # rounds to even, the wrong way. Also overflow, subnormals and signs.
+    h = [1 + 2.0 ** -11 + 2.0 ** -40, -(1 + 2.0 ** -11 + 2.0 ** -40), 1 + 3 * 2.0 ** -11 - 2.0 ** -40,
+         1 + 2.0 ** -8 + 2.0 ** -30, -(1 + 2.0 ** -8 + 2.0 ** -30), 1 + 3 * 2.0 ** -8 - 2.0 ** -30,
+         65519.99, 65520.0, 1e6, 3.5e38, -1e39, 2.0 ** -25 + 2.0 ** -60, 2.0 ** -24 * 1.5, 1e-40,
+         2.0 ** -134 + 2.0 ** -170, 1e-310, 0.1, -3.14159, 0.0, -0.0]
+    h = np.array(h, dtype=d)
+    calls.append(call("narrow_20", {"x": h}, result(f16_once(h), "f16", ONCE, part=0),
+                      result(bf16_once(h), "bf16", ONCE, part=1)))
+    for v in [h[0], h[3], h[7]]:
+        calls.append(call("narrow_scalar", {"x": v}, result(f16_once([v])[0], "f16", ONCE, part=0),
+                          result(bf16_once([v])[0], "bf16", ONCE, part=1)))
+    a = np.array([2 ** 24 + 2 ** 16 + 1, -(2 ** 24 + 2 ** 16 + 1), 2 ** 31 - 1, -2 ** 31, 16909312 - 1, 0, 1, -1,
+                  65519, 65520, -65536, 123456789] + rng.integers(-2 ** 31, 2 ** 31, size=8).tolist(), dtype=np.int32)
+    b = np.array([2 ** 32 - 1, 2 ** 31 + 2 ** 23 + 1, 2 ** 24 + 2 ** 16 + 1, 0, 4278190081, 4286578687] +
+                 rng.integers(0, 2 ** 32, size=14).tolist(), dtype=np.uint32)
+    calls.append(call("ints_to_bf16", {"a": a, "b": b}, result(bf16_once(a.astype(d)), "bf16", ONCE, part=0),
+                      result(bf16_once(b.astype(d)), "bf16", ONCE, part=1),
+                      result(f16_once(a.astype(d)), "f16", ONCE, part=2)))
+    return calls
+
+
+@program
+def trig_range(rng):
+    d = np.float64
+    # f32 sin/cos are checked in ulp of the result: 2.5 ulp is 2.5 * 2^-23
+    # relative at worst (just above a power of two).
+    tol = {"rel": 3e-7, "abs": 1e-38,
+           "why": "f32 sin/cos within 2.5 ulp (measured at most 1.5) of the f64 value, for |x| up to 1e15"}
+    # f32 values closest to a multiple of pi/2 (k up to 10^6): tiny results,
+    # where a weak range reduction loses every correct digit.
+    k = np.arange(1, 10 ** 6 + 1, dtype=d)
+    near = (k * (np.pi / 2)).astype(np.float32)
+    miss = np.abs(near.astype(d) - k * (np.pi / 2)) / np.abs(near.astype(d))
+    hard = near[np.argsort(miss)[:10]]
+    x = np.concatenate([
+        [1e5, 1e6, -1e5, -1e6, 0.0, -0.0, 1e-30, 0.5, -3.0, 100.0, 12345.678, 3e8, 8e8, 1e10, 1e12, -1e15],
+        hard, -hard[:4],
+        np.float32(np.pi) * np.arange(1, 9), np.float32(np.pi / 2) * np.arange(1, 9) * 1000,
+        rng.uniform(-1e5, 1e5, size=14), np.exp(rng.uniform(0, np.log(1e9), size=10)),
+    ]).astype(np.float32)
+    assert x.size == 70
+    xd = x.astype(d)
+    calls = [call("trig", {"x": x}, result(np.sin(xd), "f32", tol, part=0), result(np.cos(xd), "f32", tol, part=1))]
+    for v in [x[0], x[1], hard[0]]:
+        calls.append(call("trig_scalar", {"x": v}, result(np.sin(d(v)), "f32", tol, part=0),
+                          result(np.cos(d(v)), "f32", tol, part=1)))
+    pos = np.array([0, 1, 17, 500, 2047, 4095], dtype=np.int32)
+    inv = f32(10000.0 ** (-np.arange(0, 10, 2) / 10.0))
+    angle = (pos.astype(np.float32)[:, None] * inv[None, :]).astype(d)  # one f32 rounding, as computed
+    bf = {"rel": 2 ** -8, "abs": 1e-6,
+          "why": "an f32 result within 2 ulp, rounded to bf16: at most one bf16 ulp off where it is next to a tie"}
+    calls.append(call("rotary", {"pos": pos, "inv": inv}, result(bf16_round(f32(np.cos(angle))), "bf16", bf, part=0),
+                      result(bf16_round(f32(np.sin(angle))), "bf16", bf, part=1)))
+    return calls
+
+
+@program
+def unsigned_ops(rng):
+    calls = []
+    for name, dtype in [("u8", np.uint8), ("u16", np.uint16), ("u32", np.uint32)]:
+        hi = int(np.iinfo(dtype).max)
+        for n in (20, 3):
+            a = rng.integers(0, hi + 1, size=n, dtype=np.uint64).astype(dtype)
+            a[0], a[1] = hi, hi // 2 + 1   # values with the top bit set
+            a[-1] = 3
+            calls.append(call("reduce_%s_%d" % (name, n), {"a": a},
+                              result(a.max(), name, part=0), result(a.min(), name, part=1)))
+    a = rng.integers(0, 2 ** 63, size=20, dtype=np.uint64)
+    a[3], a[7], a[19] = 2 ** 63 - 1, 2 ** 62, 5
+    w = a + a
+    calls.append(call("reduce_u64", {"a": a}, result(w.max(), "u64", part=0), result(w.min(), "u64", part=1)))
+    r8 = rng.integers(0, 256, size=(3, 20)).astype(np.uint8)
+    r8[0, :] = rng.integers(128, 256, size=20)
+    calls.append(call("rows_u8", {"a": r8}, result(r8.max(axis=1), "u8", part=0), result(r8.min(axis=1), "u8", part=1)))
+    r32 = rng.integers(0, 2 ** 32, size=(20, 3), dtype=np.uint64).astype(np.uint32)
+    r32[5, :] = [2 ** 32 - 1, 2 ** 31, 7]
+    calls.append(call("rows_u32", {"a": r32}, result(r32.max(axis=0), "u32", part=0),
+                      result(r32.min(axis=0), "u32", part=1)))
+    calls.append(call("empty_u8", {"a": np.zeros(0, dtype=np.uint8)}, result(np.uint8(0), "u8", part=0),
+                      result(np.uint8(255), "u8", part=1), bind={"N": 0}))
+    calls.append(call("empty_u32", {"a": np.zeros((2, 0), dtype=np.uint32)},
+                      result(np.zeros(2, dtype=np.uint32), "u32", part=0),
+                      result(np.full(2, 2 ** 32 - 1, dtype=np.uint32), "u32", part=1), bind={"N": 0}))
+    au = rng.integers(0, 256, size=20).astype(np.uint8)
+    au[:3] = [255, 128, 200]
+    bu = rng.integers(0, 2 ** 16, size=20).astype(np.uint16)
+    bu[0] = 2 ** 16 - 1
+    cu = rng.integers(0, 2 ** 32, size=20, dtype=np.uint64).astype(np.uint32)
+    cu[0] = 2 ** 32 - 1
+    du = rng.integers(0, 2 ** 63, size=20, dtype=np.uint64)
+    calls.append(call("abs_all", {"a": au, "b": bu, "c": cu, "d": du, "s": 200},
+                      result(au, "u8", part=0), result(bu, "u16", part=1), result(cu, "u32", part=2),
+                      result(du + du, "u64", part=3), result(np.uint8(200), "u8", part=4)))
+    calls.append(call("abs_notation", {"a": au}, result(au, "u8")))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
