@@ -533,6 +533,10 @@ Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<chec
   templates.push_back(*plan);
   values.emplace_back(a.value, b.value);
   auto same = [](const Val& x, const Val& y) {
+    // A block (a `static for` element, a sub-block bound to a name) is the
+    // same instance wherever its path is.
+    auto isBlock = [](const Val& v) { return v.kind == Val::Kind::Block || v.kind == Val::Kind::BlockArray; };
+    if (isBlock(x) || isBlock(y)) return x.kind == y.kind && x.path == y.path;
     std::string kx, ky;
     std::vector<mlir::Value> tx, ty;
     if (!structureKey(x, kx) || !structureKey(y, ky)) return false;

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <mlir/Dialect/Func/IR/FuncOps.h>
 #include <mlir/IR/Builders.h>
 #include <mlir/IR/BuiltinTypes.h>
 #include <mlir/IR/Value.h>
@@ -160,6 +161,20 @@ struct NotationState {
   // Where values the body reads from outside are created: before the op.
   mlir::OpBuilder::InsertPoint outer;
 };
+
+// A state tensor an entry changed: the runtime's buffer, the `to_tensor` the
+// entry read it as, and its value at the end.
+struct StateWrite {
+  mlir::Value buffer;
+  mlir::Value initial;
+  mlir::Value now;
+};
+// Writes each one back into its buffer at the builder's insertion point,
+// through One-Shot Bufferize's tensor analysis (LowerStateWrites.cpp); each
+// of `results` (the entry's, read after the writes) that may share a written
+// buffer's old contents becomes a copy taken where it is defined.
+void writeBackState(mlir::OpBuilder& b, mlir::Location at, mlir::func::FuncOp fn, llvm::ArrayRef<StateWrite> writes,
+                    llvm::MutableArrayRef<mlir::Value> results);
 
 // Thrown nowhere: a failed lowering reports and returns std::nullopt up the
 // call chain (`Result`).

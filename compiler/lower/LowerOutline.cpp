@@ -98,6 +98,9 @@ std::optional<Result> Lowerer::callOutlined(const ast::FunctionItem& f, Frame& c
     unsigned arg = 0;
     for (shape::SymbolId id : dimIds) entryDims_[id] = body->getArgument(arg++);
     for (const std::string& p : params) parameterArgs_[prefix + p] = body->getArgument(arg++);
+    // Only the element's own state exists inside: a loop in the body carries
+    // every state tensor it sees, and the rest are values of the caller.
+    state_.clear();
     for (const std::string& p : state) state_[prefix + p] = body->getArgument(arg++);
     size_t next = 0;
     llvm::SmallVector<mlir::Value> inner;

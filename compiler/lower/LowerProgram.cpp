@@ -255,15 +255,16 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, LoweredEntry& out) {
   for (size_t i = 0; i < values.size(); ++i)
     if (values[i].getType() != results[i])
       values[i] = builder_.create<mlir::tensor::CastOp>(at, results[i], values[i]);
-  // Every state tensor that changed goes back into its buffer.
+  // Every state tensor that changed goes back into its buffer; a result
+  // still holding a buffer's old contents is copied first (LowerStateWrites.cpp).
+  std::vector<StateWrite> writes;
   for (size_t i = 0; i < stateSlots_.size(); ++i) {
     mlir::Value now = state_.at(stateSlots_[i].path);
     if (now == stateBuffers[i].second) continue;
     writesState_ = true;
-    auto write = builder_.create<mlir::bufferization::MaterializeInDestinationOp>(at, now, stateBuffers[i].first);
-    write.setRestrict(true);
-    write.setWritable(true);
+    writes.push_back({stateBuffers[i].first, stateBuffers[i].second, now});
   }
+  writeBackState(builder_, at, fn, writes, values);
   out.readsState = readsState_ || writesState_;
   out.writesState = writesState_;
   builder_.create<mlir::func::ReturnOp>(at, values);

@@ -47,13 +47,16 @@ bool Lowerer::bindPattern(const ast::Pattern* p, const Val& v) {
 bool Lowerer::assignState(const ast::AssignStmt* s) {
   const std::string& name = s->target.name;
   std::string path = frame().blockPath.empty() ? name : frame().blockPath + "." + name;
-  auto it = state_.find(path);
-  if (it == state_.end()) {
+  if (!state_.count(path)) {
     unsupported(s->target.span, fmt::format("assigning `{}`", path));
     return false;
   }
   auto v = lowerExpr(s->value);
   if (!v) return false;
+  // Looked up after the value is lowered: lowering it may replace the whole
+  // map (an `if` on data restores the state before each branch), which
+  // leaves an iterator taken before pointing at another member's node.
+  auto it = state_.find(path);
   if (v->kind != Val::Kind::Tensor || v->value.getType() != it->second.getType()) {
     if (v->kind == Val::Kind::Tensor && mlir::isa<mlir::RankedTensorType>(v->value.getType())) {
       v->value = builder_.create<mlir::tensor::CastOp>(loc(s->value->span), it->second.getType(), v->value);

@@ -630,6 +630,118 @@ def state(rng):
     return calls
 
 
+
+@program
+def state_copies(rng):
+    def v2():
+        return dyadic(rng, (2,))
+    calls = []
+    acc = np.zeros(2, np.float32)
+    for entry in ("step", "step", "step_scaled"):
+        x = v2()
+        calls.append(call(entry, {"x": x}, result(acc, "f32", EXACT_DYADIC)))
+        acc = acc + x
+    x = v2()
+    calls.append(call("step_both", {"x": x}, result(acc, "f32", EXACT_DYADIC, part=0),
+                      result(acc + x, "f32", EXACT_DYADIC, part=1)))
+    acc = acc + x
+    a = np.zeros(2, np.float32)
+    b = np.zeros(2, np.float32)
+    for _ in range(2):
+        x = v2()
+        a, b = b + x, a
+        calls.append(call("swap", {"x": x}, result(a, "f32", EXACT_DYADIC, part=0),
+                          result(b, "f32", EXACT_DYADIC, part=1)))
+    a, b = b, a
+    calls.append(call("exchange", {}, result(a, "f32", EXACT, part=0), result(b, "f32", EXACT, part=1)))
+    mem = np.zeros(2, np.float32)
+    for _ in range(2):
+        x = v2()
+        calls.append(call("child", {"x": x}, result(mem, "f32", EXACT_DYADIC)))
+        mem = mem + x
+    kv = np.zeros((1, 1, 3, 2), np.float32)
+    for _ in range(2):
+        v = dyadic(rng, (1, 1, 1, 2))
+        w = dyadic(rng, (1, 1, 1, 2))
+        row = kv[0, 0, 2, :].copy()
+        kv[:, :, 0:1, :] = v
+        mid = kv.copy()
+        kv[:, :, 2:3, :] = w
+        calls.append(call("put", {"v": v, "w": w}, result(mid, "f32", EXACT, part=0),
+                          result(row, "f32", EXACT, part=1)))
+    calls.append(call("read", {}, result(acc, "f32", EXACT_DYADIC, part=0), result(a, "f32", EXACT, part=1),
+                      result(b, "f32", EXACT, part=2), result(kv, "f32", EXACT, part=3),
+                      result(mem, "f32", EXACT_DYADIC, part=4)))
+    return calls
+
+
+@program
+def state_control(rng):
+    def v2():
+        return dyadic(rng, (2,))
+    calls = []
+    acc = np.zeros(2, np.float32)
+    m = np.zeros(2, np.float32)
+    for c in (True, False, True):
+        x = v2()
+        acc = acc + x if c else acc - x
+        m = m + 1
+        calls.append(call("step", {"x": x, "c": c}, result(x, "f32", EXACT)))
+    total = np.zeros(2, np.float32)
+    count = 0
+    for n, flag in ((3, True), (2, False), (0, True)):
+        x = v2()
+        last = 0
+        for _ in range(n):
+            count += 1
+            last = count
+            total = total + x if flag else total - x
+        calls.append(call("run", {"x": x, "n": n, "flag": flag}, result(last, "i32", part=0),
+                          result(total, "f32", EXACT_DYADIC, part=1)))
+    h = [np.zeros(2, np.float32) for _ in range(2)]
+
+    def plain(x):
+        y = x
+        for layer in range(2):
+            v = y
+            for _ in range(3):
+                v = v * 0.5 + y
+            h[layer] = h[layer] + v
+            y = h[layer]
+        return y
+    for _ in range(2):
+        x = v2()
+        calls.append(call("plain", {"x": x}, result(plain(x), "f32", EXACT)))
+    for n in (2, 0):
+        x = v2()
+        y = x
+        for layer in range(2):
+            v = y
+            for _ in range(n):
+                v = v + h[layer]
+            h[layer] = h[layer] + 1
+            y = v
+        calls.append(call("looped", {"x": x, "n": n}, result(y, "f32", EXACT)))
+    x = v2()
+    y = x
+    for layer in range(2):
+        ys = [y * i + h[layer] for i in range(3)]
+        h[layer] = h[layer] + ys[2]
+        y = ys[1]
+    calls.append(call("scanned", {"x": x}, result(y, "f32", EXACT)))
+    for g in (True, False):
+        x = v2()
+        calls.append(call("gated", {"x": x, "g": g}, result(x * 4 if g else x, "f32", EXACT)))
+    # The layers' state after the loops, seen through one more call.
+    x = v2()
+    calls.append(call("plain", {"x": x}, result(plain(x), "f32", EXACT)))
+    calls.append(call("read", {}, result(acc, "f32", EXACT_DYADIC, part=0), result(np.zeros(2), "f32", EXACT, part=1),
+                      result(0, "i64", part=2), result(np.zeros(2, np.int64), "i64", part=3),
+                      result(m, "f32", EXACT, part=4), result(total, "f32", EXACT_DYADIC, part=5),
+                      result(count, "i32", part=6)))
+    return calls
+
+
 @program
 def generics(rng):
     x4 = dyadic(rng, (4,))
