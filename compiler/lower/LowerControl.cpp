@@ -278,6 +278,12 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
 }
 
 bool Lowerer::lowerWhile(const ast::WhileStmt* w) {
+  // A notation body computes one element: its values are scalars, which the
+  // loops below do not carry (a function with a loop, called inside notation).
+  if (notation_) {
+    unsupported(w->condition->span, "a `while` inside index notation (in a function called there)");
+    return false;
+  }
   auto carried = carriedBy(w->body, w->condition->span);
   if (!carried) return false;
   mlir::Location l = loc(w->condition->span);
@@ -321,6 +327,10 @@ bool Lowerer::lowerFor(const ast::ForStmt* f) {
 // is an i64 scalar (or the bounds' dtype), as the checker types both.
 bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
                                const std::function<bool(const Val&)>& bindVariable) {
+  if (notation_) {
+    unsupported(start->span, "a run-time `for` inside index notation (in a function called there)");
+    return false;
+  }
   auto a = lowerExpr(start);
   auto b = a ? lowerExpr(end) : std::nullopt;
   if (!b) return false;
