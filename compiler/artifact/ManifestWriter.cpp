@@ -45,7 +45,7 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
   for (const lower::TensorSlot& s : program.state) j["state"].push_back(slot(s, false));
   j["entries"] = nlohmann::json::array();
   for (const lower::LoweredEntry& e : program.entries) {
-    nlohmann::json entry = {{"name", e.name}, {"symbol", "linnet_entry_" + e.name}, {"dims", e.dims}};
+    nlohmann::json entry = {{"name", e.name}, {"symbol", "linnet_entry_" + (e.symbol.empty() ? e.name : e.symbol)}, {"dims", e.dims}};
     entry["args"] = nlohmann::json::array();
     for (const lower::SlotType& a : e.args) entry["args"].push_back(slotType(a, true));
     entry["results"] = nlohmann::json::array();

@@ -86,7 +86,8 @@ bool splitBind(const std::string& bind, std::string& name, std::string& value, D
 std::optional<EntryTypeBindings> parseEntryTypeBinds(const std::vector<const ast::FunctionItem*>& entries,
                                                      const ast::BlockItem* root, std::string_view rootName,
                                                      const std::vector<std::string>& binds,
-                                                     DiagnosticEmitter& diagnostics) {
+                                                     DiagnosticEmitter& diagnostics,
+                                                     EntryPackBindings* packs) {
   EntryTypeBindings bindings;
   bool ok = true;
   for (const std::string& bind : binds) {
@@ -96,13 +97,27 @@ std::optional<EntryTypeBindings> parseEntryTypeBinds(const std::vector<const ast
       continue;
     }
     std::vector<const ast::GenericParam*> generics;
-    bool runTimeDim = false;
+    bool runTimeDim = false, pack = false;
     for (const ast::FunctionItem* fn : entries) {
       for (const ast::GenericParam& g : fn->generics) {
         if (g.name.name != name) continue;
-        if (g.isPack || g.constraint == ast::GenericKind::Dim) runTimeDim = runTimeDim || !g.isPack;
+        if (g.isPack) pack = true;
+        else if (g.constraint == ast::GenericKind::Dim) runTimeDim = true;
         else generics.push_back(&g);
       }
+    }
+    if (pack && packs) {
+      // The number of axes; the axes themselves stay dims of each call.
+      int64_t length = -1;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
+      if (ec != std::errc() || end != value.data() + value.size() || length < 0 || length > 16) {
+        diagnostics.emit(DiagnosticKind::InvalidBindingValue, Span{}, name, "Shape", value,
+                         "a shape pack of an entry is bound to its number of axes, 0 to 16");
+        ok = false;
+        continue;
+      }
+      (*packs)[name] = length;
+      if (generics.empty()) continue;
     }
     if (generics.empty()) {
       auto d = diagnostics.emit(DiagnosticKind::UnknownBinding, Span{}, name, rootName);

@@ -32,16 +32,22 @@ using GenericBindings = std::map<std::string, BoundValue>;
 // they fix the entry's code, so they are bound when it is built, by name
 // (every entry built with a generic of that name takes the value).
 using EntryTypeBindings = std::map<std::string, ast::ScalarType>;
+// The number of axes of the entries' pack generics (`*S`), where the build
+// fixes it (`--bind S=2`); the rest are compiled for every length the
+// arguments may give (docs/lowering.md "Entry variants").
+using EntryPackBindings = std::map<std::string, int64_t>;
 
-// Parses `NAME=VALUE` strings that name a type generic (not a dimension, not
-// a pack) of one of `entries` (those a build compiles; `root` is their block,
-// null for module-level entries only, named `rootName`) and checks each value
-// against the kind of every such generic; a name no entry has as a type
-// generic is UnknownBinding. Returns nullopt after reporting.
+// Parses `NAME=VALUE` strings that name a type generic (not a dimension) of
+// one of `entries` (those a build compiles; `root` is their block, null for
+// module-level entries only, named `rootName`) and checks each value against
+// the kind of every such generic; one naming a pack generic is its number of
+// axes (0..16, into `*packs`); a name no entry has as a type generic or pack
+// is UnknownBinding. Returns nullopt after reporting.
 std::optional<EntryTypeBindings> parseEntryTypeBinds(const std::vector<const ast::FunctionItem*>& entries,
                                                      const ast::BlockItem* root, std::string_view rootName,
                                                      const std::vector<std::string>& binds,
-                                                     DiagnosticEmitter& diagnostics);
+                                                     DiagnosticEmitter& diagnostics,
+                                                     EntryPackBindings* packs = nullptr);
 
 // Parses and checks `NAME=VALUE` strings against `block`'s generics; returns
 // nullopt after reporting when any is invalid.

@@ -136,8 +136,10 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   std::optional<inspect::RootBinding> binding = inspect::bindRootGenerics(
       *program, &checked, *root, options.binds, options.checkpoint, diagnostics, &entryBinds);
   if (!binding) return finishDiagnostics(common, sources, diagnostics);
+  bind::EntryPackBindings entryPacks;
   std::optional<bind::EntryTypeBindings> entryTypes =
-      bind::parseEntryTypeBinds(entryItems, root->block, root->qualifiedName(), entryBinds, diagnostics);
+      bind::parseEntryTypeBinds(entryItems, root->block, root->qualifiedName(), entryBinds, diagnostics,
+                                &entryPacks);
   if (!entryTypes) return finishDiagnostics(common, sources, diagnostics);
 
   lower::LowerInputs inputs;
@@ -149,6 +151,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   if (binding->generics) inputs.generics = *binding->generics;
   inputs.entries = options.entries;
   inputs.entryTypes = *entryTypes;
+  inputs.entryPacks = entryPacks;
   if (binding->model) {
     for (const bind::BoundTensor& t : binding->model->tensors) {
       if (!t.tensor) continue;  // an absent optional parameter

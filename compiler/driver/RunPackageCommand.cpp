@@ -55,8 +55,8 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
   std::unique_ptr<LoadedPackage> package = loadPackage(common, options.path, &code);
   if (!package) return code;
 
-  // Root generics and the entries' type generics are the build's; every
-  // other bind (an entry's dimensions) is the run's.
+  // Root generics and the entries' type generics and pack lengths are the
+  // build's; every other bind (an entry's dimensions) is the run's.
   std::optional<manifest::BlockRef> root =
       inspect::findRootBlock(*package->program, package->diagnostics, options.root);
   if (!root) return finishDiagnostics(common, package->sources, package->diagnostics);
@@ -65,7 +65,7 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
     for (const ast::GenericParam& generic : root->block->generics) generics.insert(generic.name.name);
   for (const manifest::EntryRef& entry : manifest::programEntries(package->program->rootModules(), *root))
     for (const ast::GenericParam& generic : entry.entry->generics)
-      if (!generic.isPack && generic.constraint != ast::GenericKind::Dim) generics.insert(generic.name.name);
+      if (generic.isPack || generic.constraint != ast::GenericKind::Dim) generics.insert(generic.name.name);
   BuildOptions build;
   build.path = options.path;
   build.root = options.root;

@@ -339,7 +339,11 @@ class Lowerer {
 
  private:
   friend struct FrameGuard;
-  bool lowerEntry(const manifest::EntryRef& entry, LoweredEntry& out);
+  // The variants `entry` is compiled as: one per length of each pack generic
+  // and per dtype of each unbound type generic that the arguments decide
+  // (docs/lowering.md "Entry variants"); nullopt after reporting.
+  std::optional<std::vector<EntryVariant>> variantsOf(const ast::FunctionItem& entry);
+  bool lowerEntry(const manifest::EntryRef& entry, const EntryVariant& variant, LoweredEntry& out);
   // The root block's generics as bound; false after reporting one unbound.
   bool rootSubstitution(check::Substitution& out);
 

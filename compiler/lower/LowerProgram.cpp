@@ -45,10 +45,18 @@ std::optional<LoweredProgram> Lowerer::run() {
   bool ok = true;
   for (const manifest::EntryRef& e : compiled) {
     if (!wanted(e)) continue;
-    LoweredEntry entry;
-    if (lowerEntry(e, entry)) out.entries.push_back(std::move(entry));
-    else ok = false;
-    builder_.setInsertionPointToEnd(out.module->getBody());
+    std::optional<std::vector<EntryVariant>> variants = variantsOf(*e.entry);
+    if (!variants) {
+      ok = false;
+      continue;
+    }
+    for (const EntryVariant& variant : *variants) {
+      LoweredEntry entry;
+      if (lowerEntry(e, variant, entry)) out.entries.push_back(std::move(entry));
+      else ok = false;
+      builder_.setInsertionPointToEnd(out.module->getBody());
+      if (!ok) break;
+    }
   }
   for (const std::string& wanted : inputs_.entries) {
     bool found = std::any_of(compiled.begin(), compiled.end(),
@@ -100,7 +108,118 @@ static bool containsStruct(const check::Type& t) {
   return false;
 }
 
-bool Lowerer::lowerEntry(const manifest::EntryRef& ref, LoweredEntry& out) {
+namespace {
+
+// Pack lengths an entry is compiled for when its arguments decide them.
+constexpr int64_t kMaxPackLength = 4;
+// Variants of one entry at most: past that, --bind must fix some choices.
+constexpr size_t kMaxVariants = 64;
+
+// The dtypes a type generic of `kind` may be, in the order a literal argument
+// tries them (docs/lowering.md "Entry variants").
+std::vector<ast::ScalarType> dtypesOf(ast::GenericKind kind) {
+  using S = ast::ScalarType;
+  std::vector<S> floats = {S::F32, S::F64, S::BF16, S::F16};
+  std::vector<S> ints = {S::I64, S::I32, S::I16, S::I8, S::U64, S::U32, S::U16, S::U8};
+  std::vector<S> out;
+  if (kind == ast::GenericKind::Float || kind == ast::GenericKind::Numeric || kind == ast::GenericKind::DType)
+    out.insert(out.end(), floats.begin(), floats.end());
+  if (kind == ast::GenericKind::Integer || kind == ast::GenericKind::Numeric || kind == ast::GenericKind::DType)
+    out.insert(out.end(), ints.begin(), ints.end());
+  if (kind == ast::GenericKind::DType) out.push_back(S::Bool);
+  return out;
+}
+
+// Whether `t` (an argument's type) has dtype generic `g`, or pack `g` among
+// its axes, anywhere in it.
+bool mentions(const check::Type& t, const ast::GenericParam& g) {
+  if (t.isTensor()) {
+    if (t.dtype().generic == &g) return true;
+    for (const shape::ShapeDim& d : t.shape())
+      if (auto* pack = std::get_if<shape::Pack>(&d); pack && pack->id == check::symbolIdOf(g)) return true;
+    return false;
+  }
+  for (const check::Type& e : t.elements())
+    if (mentions(e, g)) return true;
+  return false;
+}
+
+// The axes of a pack compiled at a length are fresh symbols of no source
+// file (file ids are 32-bit; LowerAttentionBound.cpp's use 0xffffffff).
+shape::SymbolId freshPackAxisSymbol() {
+  static uint32_t next = 0;
+  return (shape::SymbolId{0xfffffffeu} << 32) | shape::SymbolId{next++};
+}
+
+}  // namespace
+
+std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::FunctionItem& entry) {
+  const check::CheckedFunction* checked = inputs_.checked->functionOf(&entry);
+  if (!checked || !checked->signature) return std::vector<EntryVariant>{EntryVariant{}};
+  std::vector<EntryVariant> out{EntryVariant{}};
+  std::vector<std::string> suffixes{""};
+  for (const ast::GenericParam& g : entry.generics) {
+    if (!g.isPack && g.constraint == ast::GenericKind::Dim) continue;
+    bool decidedByArguments = std::any_of(checked->signature->params.begin(), checked->signature->params.end(),
+                                          [&](const check::Type& t) { return mentions(t, g); });
+    if (g.isPack) {
+      std::vector<int64_t> lengths;
+      if (auto it = inputs_.entryPacks.find(g.name.name); it != inputs_.entryPacks.end()) lengths = {it->second};
+      else if (decidedByArguments)
+        for (int64_t n = 0; n <= kMaxPackLength; ++n) lengths.push_back(n);
+      if (lengths.empty()) {
+        diagnostics_
+            .emit(DiagnosticKind::EntryGenericUnbound, g.name.span, entry.name.name, g.name.name, "Shape")
+            .help(fmt::format("no argument's shape has `*{0}`, so no call can tell its length: bind it when "
+                              "building: `--bind {0}=<number of axes>`",
+                              g.name.name));
+        return std::nullopt;
+      }
+      std::vector<EntryVariant> next;
+      std::vector<std::string> nextSuffixes;
+      for (size_t v = 0; v < out.size(); ++v)
+        for (int64_t n : lengths) {
+          EntryVariant e = out[v];
+          e.packLengths[&g] = n;
+          next.push_back(e);
+          nextSuffixes.push_back(suffixes[v] + fmt::format("_{}{}", g.name.name, n));
+        }
+      out = std::move(next);
+      suffixes = std::move(nextSuffixes);
+    } else {
+      // A type generic fixes the code: bound at build time, else its default,
+      // else one variant per dtype the arguments may have.
+      if (inputs_.entryTypes.count(g.name.name) || (g.defaultValue && g.defaultValue->type)) continue;
+      if (!decidedByArguments) continue;  // unbound: lowerEntry says so
+      std::vector<EntryVariant> next;
+      std::vector<std::string> nextSuffixes;
+      for (size_t v = 0; v < out.size(); ++v)
+        for (ast::ScalarType d : dtypesOf(g.constraint)) {
+          EntryVariant e = out[v];
+          e.dtypes[&g] = d;
+          next.push_back(e);
+          nextSuffixes.push_back(suffixes[v] + fmt::format("_{}{}", g.name.name, ast::scalarTypeName(d)));
+        }
+      out = std::move(next);
+      suffixes = std::move(nextSuffixes);
+    }
+    if (out.size() > kMaxVariants) {
+      diagnostics_
+          .emit(DiagnosticKind::NotCompilable, entry.name.span,
+                fmt::format("the entry `{}`, whose shape packs and type generics give more than {} variants,",
+                            entry.name.name, kMaxVariants))
+          .label("the compiler cannot lower this yet")
+          .help("bind some of them when building: `--bind T=f32` for a type generic, `--bind S=2` for the "
+                "number of axes of a pack `*S`");
+      return std::nullopt;
+    }
+  }
+  for (size_t v = 0; v < out.size(); ++v)
+    out[v].symbol = out.size() == 1 ? entry.name.name : entry.name.name + "_" + suffixes[v];
+  return out;
+}
+
+bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& variant, LoweredEntry& out) {
   const ast::FunctionItem& entry = *ref.entry;
   const check::CheckedFunction* checked = inputs_.checked->functionOf(&entry);
   if (!checked || !checked->signature) {
@@ -123,16 +242,42 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, LoweredEntry& out) {
 
   // ---- the signature ----
   std::vector<mlir::Type> inputs;
-  std::vector<const ast::GenericParam*> dims;
+  // Each `index` argument: the symbol it binds and its name in the manifest.
+  std::vector<std::pair<shape::SymbolId, std::string>> dims;
+  auto taken = [&](const std::string& name) {
+    return std::any_of(entry.generics.begin(), entry.generics.end(),
+                       [&](const ast::GenericParam& g) { return g.name.name == name; }) ||
+           std::any_of(dims.begin(), dims.end(), [&](const auto& d) { return d.second == name; }) ||
+           inputs_.generics.count(name);
+  };
   for (const ast::GenericParam& g : entry.generics) {
     if (g.isPack) {
-      unsupported(g.name.span, "a shape-pack entry generic");
-      return false;
+      // Compiled at one length (variantsOf): its axes are dims of their own,
+      // `S_0`, `S_1`, ... in the manifest.
+      auto length = variant.packLengths.find(&g);
+      if (length == variant.packLengths.end()) {
+        unsupported(g.name.span, "a shape-pack entry generic");
+        return false;
+      }
+      shape::Shape axes;
+      for (int64_t k = 0; k < length->second; ++k) {
+        std::string name = fmt::format("{}_{}", g.name.name, k);
+        while (taken(name)) name += "_";
+        shape::SymbolId id = freshPackAxisSymbol();
+        axes.push_back(shape::DimExpr::symbol(id, name));
+        dims.push_back({id, name});
+        inputs.push_back(builder_.getIndexType());
+        out.dims.push_back(name);
+      }
+      f.subst.shapes.packs[check::symbolIdOf(g)] = std::move(axes);
+      continue;
     }
     if (g.constraint != ast::GenericKind::Dim) {
-      // A type generic fixes the code: bound at build time, else its default.
+      // A type generic fixes the code: bound at build time, else its default,
+      // else this variant's dtype (variantsOf).
       std::optional<ast::ScalarType> value;
-      if (auto it = inputs_.entryTypes.find(g.name.name); it != inputs_.entryTypes.end()) value = it->second;
+      if (auto it = variant.dtypes.find(&g); it != variant.dtypes.end()) value = it->second;
+      else if (auto it = inputs_.entryTypes.find(g.name.name); it != inputs_.entryTypes.end()) value = it->second;
       else if (g.defaultValue && g.defaultValue->type)
         if (auto* scalar = ast::as<ast::ScalarTypeNode>(g.defaultValue->type)) value = scalar->scalar;
       if (!value) {
@@ -145,7 +290,7 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, LoweredEntry& out) {
       f.subst.dtypes[&g] = check::DType::of(*value);
       continue;
     }
-    dims.push_back(&g);
+    dims.push_back({check::symbolIdOf(g), g.name.name});
     inputs.push_back(builder_.getIndexType());
     out.dims.push_back(g.name.name);
   }
@@ -186,15 +331,14 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, LoweredEntry& out) {
     out.results.push_back(slot);
   }
   out.name = entry.name.name;
+  out.symbol = variant.symbol.empty() ? entry.name.name : variant.symbol;
 
-  auto fn = builder_.create<mlir::func::FuncOp>(at, entry.name.name, builder_.getFunctionType(inputs, results));
-  fn->setAttr("linnet.entry", builder_.getStringAttr(entry.name.name));
+  auto fn = builder_.create<mlir::func::FuncOp>(at, out.symbol, builder_.getFunctionType(inputs, results));
+  fn->setAttr("linnet.entry", builder_.getStringAttr(out.symbol));
   mlir::Block* body = fn.addEntryBlock();
   builder_.setInsertionPointToStart(body);
   unsigned arg = 0;
-  for (const ast::GenericParam* g : dims) {
-    entryDims_[check::symbolIdOf(*g)] = body->getArgument(arg++);
-  }
+  for (const auto& [id, name] : dims) entryDims_[id] = body->getArgument(arg++);
   for (const TensorSlot& p : inputs_.parameters) parameterArgs_[p.path] = body->getArgument(arg++);
   std::vector<std::pair<mlir::Value, mlir::Value>> stateBuffers;  // memref, its tensor
   for (const TensorSlot& p : stateSlots_) {

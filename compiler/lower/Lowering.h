@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,10 @@ struct SlotType {
 
 struct LoweredEntry {
   std::string name;
+  // The function's name, exported as `linnet_entry_<symbol>`: the entry's
+  // name, or for one of several variants that name and what fixes it
+  // (`scale__S2`, `loss__Tf32`).
+  std::string symbol;
   std::vector<std::string> dims;
   std::vector<SlotType> args;
   std::vector<SlotType> results;
@@ -67,6 +72,15 @@ struct LoweredProgram {
   std::vector<TensorSlot> parameters;
   std::vector<TensorSlot> state;
   std::vector<LoweredEntry> entries;
+};
+
+// One compiled instance of an entry (docs/lowering.md "Entry variants"): the
+// lengths of its pack generics and the dtypes of the type generics that the
+// build left to the arguments.
+struct EntryVariant {
+  std::map<const ast::GenericParam*, int64_t> packLengths;
+  std::map<const ast::GenericParam*, ast::ScalarType> dtypes;
+  std::string symbol;  // LoweredEntry::symbol
 };
 
 struct LowerInputs {
@@ -84,6 +98,8 @@ struct LowerInputs {
   // The entries' own type generics, bound at build time (`--bind T=f32`);
   // one without a value takes its default.
   bind::EntryTypeBindings entryTypes;
+  // The entries' pack generics fixed at build time (`--bind S=2`: two axes).
+  bind::EntryPackBindings entryPacks;
   // Constants valued from config.json at binding (constants.json
   // `from_config`); every other constant is its declaration.
   std::vector<bind::BoundConstant> constants;

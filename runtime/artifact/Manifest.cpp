@@ -87,6 +87,14 @@ const EntrySpec *Manifest::findEntry(std::string_view name) const {
   return nullptr;
 }
 
+std::vector<const EntrySpec *> Manifest::findVariants(std::string_view name) const {
+  std::vector<const EntrySpec *> out;
+  for (const EntrySpec &entry : entries)
+    if (entry.name == name)
+      out.push_back(&entry);
+  return out;
+}
+
 const GenericValue *Manifest::findGeneric(std::string_view name) const {
   for (const GenericValue &generic : generics)
     if (generic.name == name)
@@ -609,8 +617,25 @@ Expected<Manifest> ManifestReader::read(const json &root) {
     Expected<EntrySpec> entry = readEntry((**entries)[i], where, manifest);
     if (!entry)
       return entry.error();
+    // Variants of one entry (docs/abi.md) share its name: the same argument
+    // names, told apart by their dtypes and ranks.
     if (!entryNames.insert(entry->name).second)
-      return fail(where + ".name", "entry `{}` is listed twice", entry->name);
+      for (const EntrySpec &earlier : manifest.entries) {
+        if (earlier.name != entry->name)
+          continue;
+        bool sameNames = earlier.args.size() == entry->args.size();
+        bool sameSignature = sameNames;
+        for (std::size_t a = 0; sameNames && a < entry->args.size(); ++a) {
+          sameNames = earlier.args[a].name == entry->args[a].name;
+          sameSignature = sameSignature && earlier.args[a].dtype == entry->args[a].dtype &&
+                          earlier.args[a].shape.size() == entry->args[a].shape.size();
+        }
+        if (!sameNames)
+          return fail(where + ".args", "entry `{}` is listed twice with different arguments", entry->name);
+        if (sameSignature)
+          return fail(where + ".name", "entry `{}` is listed twice with the same argument dtypes and ranks",
+                      entry->name);
+      }
     if (!symbols.insert(entry->symbol).second)
       return fail(where + ".symbol", "symbol `{}` is used by two entries", entry->symbol);
     manifest.entries.push_back(std::move(*entry));

@@ -124,7 +124,12 @@ struct Manifest {
   std::vector<StateSpec> state;
   std::vector<EntrySpec> entries;
 
+  // The first entry named `name` (an entry's variants share it).
   const EntrySpec *findEntry(std::string_view name) const;
+  // Every variant of entry `name` in manifest order: one per length of its
+  // shape packs and dtype of its type generics that the build left to the
+  // arguments (docs/abi.md); one for most entries, none for an unknown name.
+  std::vector<const EntrySpec *> findVariants(std::string_view name) const;
   const GenericValue *findGeneric(std::string_view name) const;
   // The integer generics, as the environment dim expressions start from.
   DimEnv genericDims() const;

@@ -14,6 +14,21 @@ std::string formatShapeExprs(std::span<const DimExpr> shape) {
   return out + "]";
 }
 
+std::string formatVariants(std::span<const EntrySpec *const> variants) {
+  constexpr std::size_t kShown = 6; // an entry may have 64
+  std::string out;
+  for (const EntrySpec *variant : variants.first(std::min(variants.size(), kShown))) {
+    out += out.empty() ? "(" : ", (";
+    for (std::size_t a = 0; a < variant->args.size(); ++a)
+      out += fmt::format("{}{}: {}{}", a ? ", " : "", variant->args[a].name, dtypeName(variant->args[a].dtype),
+                         formatShapeExprs(variant->args[a].shape));
+    out += ")";
+  }
+  if (variants.size() > kShown)
+    out += fmt::format(" and {} more", variants.size() - kShown);
+  return out;
+}
+
 Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
                              std::span<const std::vector<std::int64_t>> argShapes, const DimEnv &binds) {
   if (argShapes.size() != entry.args.size())

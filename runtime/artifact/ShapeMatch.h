@@ -39,4 +39,8 @@ Expected<std::vector<std::int64_t>> evaluateShape(std::span<const DimExpr> shape
 // "[B, S + 1]" for messages.
 std::string formatShapeExprs(std::span<const DimExpr> shape);
 
+// "(x: f32[S_0, 4]), (x: f32[S_0, S_1, 4])": the arguments of each variant of
+// an entry (the first few, then how many more), for messages.
+std::string formatVariants(std::span<const EntrySpec *const> variants);
+
 } // namespace linnet::rt

@@ -6,6 +6,7 @@
 // entry's dtypes and ranks, checked and run in turn.
 #include "runtime/cli/RunCommand.h"
 
+#include "runtime/artifact/ShapeMatch.h"
 #include "runtime/checkpoint/MappedFile.h"
 #include "runtime/generate/Generate.h"
 #include "runtime/generate/StopTokens.h"
@@ -279,7 +280,7 @@ private:
     for (const auto &[name, value] : globalBinds) {
       bool used = manifest.findGeneric(name) != nullptr;
       for (const PlannedCall &call : calls)
-        if (const EntrySpec *entry = manifest.findEntry(call.entry))
+        for (const EntrySpec *entry : manifest.findVariants(call.entry))
           used = used || std::find(entry->dims.begin(), entry->dims.end(), name) != entry->dims.end();
       if (!used)
         return input(fmt::format("--bind {}: `{}` is neither a generic of the model nor a dim of {}", name, name,
@@ -297,11 +298,27 @@ private:
       if (!entry) {
         std::vector<std::string_view> names;
         for (const EntrySpec &e : manifest.entries)
-          names.push_back(e.name);
+          if (std::find(names.begin(), names.end(), e.name) == names.end())
+            names.push_back(e.name);
         return input(fmt::format("{}: the artifact has no entry `{}` (entries: {})", label, call.entry,
                                  fmt::join(names, ", ")));
       }
       Expected<ArgMap> args = convertArgs(*entry, call);
+      // An entry compiled in variants (docs/abi.md): the first whose dtypes
+      // and ranks the arguments can take, in manifest order.
+      std::vector<const EntrySpec *> variants = manifest.findVariants(call.entry);
+      for (const EntrySpec *variant : variants) {
+        if (args || variant == entry)
+          continue;
+        if (Expected<ArgMap> converted = convertArgs(*variant, call)) {
+          args = std::move(converted);
+          entry = variant;
+        }
+      }
+      if (!args && variants.size() > 1)
+        return input(fmt::format("{}: no variant of the entry takes these arguments; it was compiled for {} "
+                                 "(the first: {})",
+                                 label, formatVariants(variants), args.message()));
       if (!args)
         return input(fmt::format("{}: {}", label, args.message()));
       Expected<DimEnv> binds = resolveBinds(manifest, *entry, globalBinds, true);

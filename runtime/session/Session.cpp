@@ -135,6 +135,14 @@ struct PreparedCall {
   std::vector<std::vector<std::int64_t>> resultShapes;
 };
 
+// "x: f32[2, 3], k: f32[]", for messages.
+std::string describeArgs(const ArgMap &args) {
+  std::vector<std::string> parts;
+  for (const auto &[name, value] : args)
+    parts.push_back(fmt::format("{}: {}[{}]", name, dtypeName(value.dtype()), fmt::join(value.shape(), ", ")));
+  return parts.empty() ? std::string("none") : fmt::format("{}", fmt::join(parts, ", "));
+}
+
 // "f32[N, N] = [100000, 100000] with N = 100000", for messages.
 std::string describeResult(const ResultSpec &result, std::span<const std::int64_t> shape, const DimEnv &env) {
   std::string text = fmt::format("{}{}", dtypeName(result.dtype), formatShapeExprs(result.shape));
@@ -203,10 +211,27 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
                                const DimEnv &binds, const ResultLimit &limit) {
   PreparedCall call;
   call.entry = manifest.findEntry(entryName);
+  if (std::vector<const EntrySpec *> variants = manifest.findVariants(entryName); variants.size() > 1) {
+    // The variant whose arguments have exactly the given dtypes and ranks.
+    auto fits = [&](const EntrySpec &variant) {
+      for (const ArgSpec &spec : variant.args) {
+        auto it = args.find(spec.name);
+        if (it == args.end() || it->second.dtype() != spec.dtype || it->second.shape().size() != spec.shape.size())
+          return false;
+      }
+      return true;
+    };
+    auto match = std::find_if(variants.begin(), variants.end(), [&](const EntrySpec *v) { return fits(*v); });
+    if (match == variants.end())
+      return makeError("entry `{}` has no variant for these arguments ({}); it was compiled for {}", entryName,
+                       describeArgs(args), formatVariants(variants));
+    call.entry = *match;
+  }
   if (!call.entry) {
     std::vector<std::string_view> names;
     for (const EntrySpec &entry : manifest.entries)
-      names.push_back(entry.name);
+      if (std::find(names.begin(), names.end(), entry.name) == names.end())
+        names.push_back(entry.name);
     return makeError("the artifact has no entry `{}` (entries: {})", entryName,
                      names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
   }

@@ -55,6 +55,21 @@ def read_safetensors(path):
     return out
 
 
+NPY_DESCR = {"bool": ("|b1", "?"), "u8": ("|u1", "B"), "i8": ("|i1", "b"), "u16": ("<u2", "H"),
+             "i16": ("<i2", "h"), "u32": ("<u4", "I"), "i32": ("<i4", "i"), "u64": ("<u8", "Q"),
+             "i64": ("<i8", "q"), "f16": ("<f2", "e"), "f32": ("<f4", "f"), "f64": ("<f8", "d")}
+
+
+def write_npy(path, dtype, shape, values):
+    """A version 1.0 .npy file of `values` (flat, row-major) with that dtype and shape."""
+    descr, fmt = NPY_DESCR[dtype]
+    dims = "".join("%d," % d for d in shape) if len(shape) == 1 else ", ".join(str(d) for d in shape)
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (descr, dims)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    body = struct.pack("<%d%s" % (len(values), fmt), *values)
+    Path(path).write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + body)
+
+
 def mismatches(dtype, got, want, tol):
     """Indices where got differs from want beyond the tolerance."""
     bad = []
@@ -89,8 +104,17 @@ def main():
     spec = json.loads(Path(expected_path).read_text())
 
     calls = []
-    for call in spec["calls"]:
-        c = {"entry": call["entry"], "args": call["args"]}
+    for i, call in enumerate(spec["calls"]):
+        args = {}
+        for name, value in call["args"].items():
+            # {"dtype", "shape", "values"}: an argument of that exact dtype,
+            # passed as .npy (a nested list takes the entry's dtype).
+            if isinstance(value, dict):
+                npy = work / ("call%d-%s.npy" % (i, name))
+                write_npy(npy, value["dtype"], value["shape"], value["values"])
+                value = "@" + str(npy)
+            args[name] = value
+        c = {"entry": call["entry"], "args": args}
         if call.get("bind"):
             c["bind"] = call["bind"]
         calls.append(c)

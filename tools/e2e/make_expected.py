@@ -43,7 +43,16 @@ def bf16_round(x):
     return bits.astype(np.uint32).view(np.float32)
 
 
+def typed(x, dtype):
+    """An argument of exactly `dtype` (check.py passes it as .npy); a plain
+    value is a nested list, which takes the entry's (or first variant's) dtype."""
+    a = np.asarray(x)
+    return {"dtype": dtype, "shape": list(a.shape), "values": a.reshape(-1).tolist()}
+
+
 def tolist(x):
+    if isinstance(x, dict):
+        return x
     a = np.asarray(x)
     if a.dtype == np.bool_:
         return a.tolist()
@@ -831,6 +840,47 @@ def constant_results(rng):
              result(np.bool_(True), "bool", part=3)),
         call("made", {"x": x2}, result(np.int32(7), "i32", part=0), result(x2, "f32", EXACT, part=1)),
         call("tagged", {"x": 1.0}, result(np.int16(-3), "i16", part=0), result(np.float32(0.5), "f32", EXACT, part=1)),
+    ]
+
+
+def np_log_softmax(z):
+    z = np.asarray(z, dtype=np.float64)
+    shifted = z - z.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+@program
+def entry_variants(rng):
+    n, v = 4, 6
+    logits = f32(rng.standard_normal((n, v)))
+    targets = rng.integers(0, v, size=n).astype(np.int64)
+    weights = f32([0.5, 0.25, 0.0, 1.0])
+    def ce(z):
+        lp = np_log_softmax(z)
+        return np.float32(-(weights.astype(np.float64) * lp[np.arange(n), targets]).sum())
+    logits64 = rng.standard_normal((n, v))
+    z1 = f32(rng.standard_normal((5,)))
+    z3 = f32(rng.standard_normal((2, 3, 4)))
+    z3_64 = rng.standard_normal((2, 2, 3))
+    a0, b0 = dyadic(rng, (2, 3)), dyadic(rng, (3, 2))
+    a1, b1 = dyadic(rng, (3, 2, 3)), dyadic(rng, (3, 3, 2))
+    a2, b2 = dyadic(rng, (2, 2, 2, 3)), dyadic(rng, (2, 2, 3, 4))
+    x1 = dyadic(rng, (5,))
+    xi = rng.integers(-1000, 1000, size=(2, 3, 4)).astype(np.int32)
+    xu = rng.integers(0, 256, size=(3, 5)).astype(np.uint8)
+    return [
+        call("loss", {"logits": logits, "targets": targets, "weights": weights}, result(ce(logits), "f32", TRANSCENDENTAL)),
+        call("loss", {"logits": typed(logits64, "f64"), "targets": targets, "weights": weights},
+             result(ce(logits64), "f32", TRANSCENDENTAL)),
+        call("normalized", {"logits": z1}, result(f32(np_log_softmax(z1)), "f32", TRANSCENDENTAL)),
+        call("normalized", {"logits": z3}, result(f32(np_log_softmax(z3)), "f32", TRANSCENDENTAL)),
+        call("normalized", {"logits": typed(z3_64, "f64")}, result(f32(np_log_softmax(z3_64)), "f32", TRANSCENDENTAL)),
+        call("bmm", {"a": a0, "b": b0}, result(a0 @ b0, "f32", EXACT_DYADIC)),
+        call("bmm", {"a": a1, "b": b1}, result(a1 @ b1, "f32", EXACT_DYADIC)),
+        call("bmm", {"a": a2, "b": b2}, result(a2 @ b2, "f32", EXACT_DYADIC)),
+        call("row_sums", {"x": x1}, result(np.float32(x1.sum()), "f32", EXACT_DYADIC)),
+        call("row_sums", {"x": typed(xi, "i32")}, result(xi.sum(axis=-1, dtype=np.int32), "i32")),
+        call("row_sums", {"x": typed(xu, "u8")}, result(xu.sum(axis=-1, dtype=np.uint8), "u8")),
     ]
 
 

@@ -130,7 +130,8 @@ TEST(ManifestTest, ParametersAndState) {
 TEST(ManifestTest, Entries) {
   EXPECT_ERROR(edited([](json &m) { m.erase("entries"); }), "missing `entries`");
   EXPECT_ERROR(edited([](json &m) { m["entries"][0]["name"] = "a b"; }), "entries[0].name: \"a b\" is not a valid");
-  EXPECT_ERROR(edited([](json &m) { m["entries"][1]["name"] = "add"; }), "entries[1].name: entry `add` is listed twice");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][1]["name"] = "add"; }),
+               "entries[1].args: entry `add` is listed twice with different arguments");
   EXPECT_ERROR(edited([](json &m) { m["entries"][1]["symbol"] = "linnet_entry_add"; }),
                "symbol `linnet_entry_add` is used by two entries");
   EXPECT_ERROR(edited([](json &m) { m["entries"][0]["symbol"] = "x;rm"; }), "is not a valid C symbol");
@@ -202,6 +203,40 @@ TEST(ManifestTest, Requires) {
   EXPECT_EQ(ok->findEntry("pick")->requirements[0].why, "");
   EXPECT_ERROR(edited([](json &m) { m["entries"][0]["requires"] = json::array({{{"lhs", "S"}, {"relation", ">"}, {"rhs", "0"}}}); }),
                "entries[0].requires[0].lhs: `S` is neither");
+}
+
+TEST(ManifestTest, EntryVariants) {
+  // Variants of `add` (docs/abi.md): the same argument names, told apart by
+  // their dtypes and ranks; findVariants lists them in order.
+  auto variant = [](json &m, json shape, const char *dtype, const char *symbol) {
+    json v = m["entries"][0];
+    v["symbol"] = symbol;
+    if (shape.size() == 3)
+      v["dims"] = {"N", "S_0"};
+    v["args"][0]["shape"] = shape;
+    v["args"][0]["dtype"] = dtype;
+    v["results"][0]["shape"] = shape;
+    m["entries"].push_back(v);
+  };
+  json ok = edited([&](json &m) {
+    variant(m, {"N", "S_0", "K"}, "f32", "linnet_entry_add__S1");
+    variant(m, {"N", "K"}, "f64", "linnet_entry_add__Tf64");
+  });
+  Expected<Manifest> m = parseManifest(ok.dump(), "m");
+  ASSERT_TRUE(m.ok()) << m.message();
+  std::vector<const EntrySpec *> variants = m->findVariants("add");
+  ASSERT_EQ(variants.size(), 3u);
+  EXPECT_EQ(variants[1]->symbol, "linnet_entry_add__S1");
+  EXPECT_EQ(variants[2]->args[0].dtype, DType::F64);
+  EXPECT_EQ(m->findEntry("add"), variants[0]);
+  EXPECT_TRUE(m->findVariants("nope").empty());
+  EXPECT_ERROR(edited([&](json &m) { variant(m, {"N", "K"}, "f32", "linnet_entry_add2"); }),
+               "entry `add` is listed twice with the same argument dtypes and ranks");
+  EXPECT_ERROR(edited([&](json &m) {
+                 variant(m, {"N", "S_0", "K"}, "f32", "linnet_entry_add2");
+                 m["entries"].back()["args"][0]["name"] = "y";
+               }),
+               "entry `add` is listed twice with different arguments");
 }
 
 } // namespace
