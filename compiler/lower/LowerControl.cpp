@@ -8,6 +8,10 @@
 // LowerValues.cpp) and, like a loop, the locals and state its branches change.
 // Branches yielding `some` and `none` make an optional whose presence is data
 // (Val::Kind::Maybe); a `match` on one is an `scf.if` on that presence.
+// Inside index notation (a function with a loop, called in a notation body)
+// a loop runs per element: its carried locals are scalars of their element
+// type (Val::Kind::Element), its condition an i1, its variable a scalar
+// Element, and no state is carried (none can be written there).
 #include <fmt/format.h>
 
 #include <functional>
@@ -38,6 +42,16 @@ void collectAssigned(const Module& m, const std::vector<ast::Stmt*>& body,
     ast::forEachChildStmt(s, visit);
   };
   for (const ast::Stmt* s : body) visit(s);
+}
+
+// `v` with each leaf of kind `from` made kind `to` (value and type kept):
+// inside notation a loop's templates hold Tensor leaves (what planMerge and
+// refill walk) that stand for scalar Elements.
+Val withLeafKind(const Val& v, Val::Kind from, Val::Kind to) {
+  Val out = v;
+  if (out.kind == from) out.kind = to;
+  for (Val& e : out.elements) e = withLeafKind(e, from, to);
+  return out;
 }
 
 }  // namespace
@@ -172,7 +186,10 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
   for (const SpanKey& key : assignedLocals)
     if (frame().locals.contains(key)) c.locals.push_back(key);
   for (const SpanKey& key : c.locals) {
-    Val v = frame().locals.at(key);
+    const Val& now = frame().locals.at(key);
+    // Inside notation, elements are planned as the Tensor leaves they are
+    // carried as (scalars; flattenLike makes each leaf an element).
+    Val v = notation_ ? withLeafKind(now, Val::Kind::Element, Val::Kind::Tensor) : now;
     check::Type t = v.kind == Val::Kind::Tensor ? v.type : typeOf(assigned[key]);
     // A tuple, struct or optional local is carried as its tensors; its
     // compile-time parts must stay as they are before the loop. An optional
@@ -188,15 +205,17 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
       unsupported(assigned[key]->span, "a loop-carried value that is not a tensor or a structure of them");
       return std::nullopt;
     }
-    auto x = flattenLike(*tmpl, v, assigned[key]->span);
+    auto x = flattenLike(*tmpl, now, assigned[key]->span);
     if (!x) return std::nullopt;
     c.localTemplates.push_back(*tmpl);
     c.init.insert(c.init.end(), x->begin(), x->end());
   }
-  for (const auto& [path, value] : state_) {
-    c.state.push_back(path);
-    c.init.push_back(value);
-  }
+  // No state can be written inside a notation body: none is carried there.
+  if (!notation_)
+    for (const auto& [path, value] : state_) {
+      c.state.push_back(path);
+      c.init.push_back(value);
+    }
   for (mlir::Value v : c.init) c.types.push_back(v.getType());
   return c;
 }
@@ -204,7 +223,11 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
 void Lowerer::bindCarried(const Carried& c, mlir::ValueRange values) {
   size_t i = 0;
   llvm::SmallVector<mlir::Value> all(values.begin(), values.end());
-  for (size_t k = 0; k < c.locals.size(); ++k) frame().locals[c.locals[k]] = refill(c.localTemplates[k], all, i);
+  for (size_t k = 0; k < c.locals.size(); ++k) {
+    Val v = refill(c.localTemplates[k], all, i);
+    // Inside notation the carried values are scalars: elements.
+    frame().locals[c.locals[k]] = notation_ ? withLeafKind(v, Val::Kind::Tensor, Val::Kind::Element) : v;
+  }
   for (const std::string& path : c.state) state_[path] = values[i++];
 }
 
@@ -217,7 +240,7 @@ std::optional<std::vector<mlir::Value>> Lowerer::currentCarried(const Carried& c
   }
   for (const std::string& path : c.state) out.push_back(state_.at(path));
   for (size_t i = 0; i < out.size(); ++i)
-    if (out[i].getType() != c.types[i])
+    if (out[i].getType() != c.types[i] && mlir::isa<mlir::RankedTensorType>(out[i].getType()))
       out[i] = builder_.create<mlir::tensor::CastOp>(loc(at), c.types[i], out[i]);
   return out;
 }
@@ -226,6 +249,14 @@ std::optional<mlir::Value> Lowerer::conditionValue(const Val& v, Span at) {
   mlir::Location l = loc(at);
   if (v.kind == Val::Kind::Bool)
     return builder_.create<mlir::arith::ConstantOp>(l, builder_.getBoolAttr(v.flag)).getResult();
+  // Inside notation: the element itself, or a scalar tensor from outside
+  // read as an input of the body.
+  if (notation_ && v.kind == Val::Kind::Element) return v.value;
+  if (notation_ && v.kind == Val::Kind::Tensor && v.type.isScalar()) {
+    auto d = concreteDType(v.type.dtype(), at);
+    if (!d) return std::nullopt;
+    return asElement(v, *d, at);
+  }
   if (v.kind == Val::Kind::Tensor && v.type.isScalar())
     return builder_.create<mlir::tensor::ExtractOp>(l, v.value, mlir::ValueRange{}).getResult();
   unsupported(at, "this condition");
@@ -235,6 +266,24 @@ std::optional<mlir::Value> Lowerer::conditionValue(const Val& v, Span at) {
 std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, const Val& v, Span at) {
   std::vector<mlir::Value> out;
   std::function<bool(const Val&, const Val&)> walk = [&](const Val& t, const Val& x) {
+    if (t.kind == Val::Kind::Tensor && notation_) {
+      // Inside notation a leaf is a scalar of the leaf type's dtype.
+      auto d = t.type.isScalar() ? concreteDType(t.type.dtype(), at) : std::nullopt;
+      if (!d) {
+        unsupported(at, "a loop-carried tensor inside index notation");
+        return false;
+      }
+      auto y = asElement(x, *d, at);
+      if (!y) return false;
+      mlir::Type want = elementType(*d);
+      if (y->getType() != want) {
+        auto from = x.type.isTensor() ? concreteDType(x.type.dtype(), at) : std::nullopt;
+        if (!from) return false;
+        y = emit::scalarCast(builder_, loc(at), *y, want, isUnsignedScalar(*from), isUnsignedScalar(*d));
+      }
+      out.push_back(*y);
+      return true;
+    }
     if (t.kind == Val::Kind::Tensor) {
       auto y = asTensor(x, t.type, at);
       if (!y) return false;
@@ -278,12 +327,8 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
 }
 
 bool Lowerer::lowerWhile(const ast::WhileStmt* w) {
-  // A notation body computes one element: its values are scalars, which the
-  // loops below do not carry (a function with a loop, called inside notation).
-  if (notation_) {
-    unsupported(w->condition->span, "a `while` inside index notation (in a function called there)");
-    return false;
-  }
+  // Inside a notation body (a function with a loop, called there) the loop
+  // computes one element: it carries scalars (carriedBy, flattenLike).
   auto carried = carriedBy(w->body, w->condition->span);
   if (!carried) return false;
   mlir::Location l = loc(w->condition->span);
@@ -327,10 +372,6 @@ bool Lowerer::lowerFor(const ast::ForStmt* f) {
 // is an i64 scalar (or the bounds' dtype), as the checker types both.
 bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
                                const std::function<bool(const Val&)>& bindVariable) {
-  if (notation_) {
-    unsupported(start->span, "a run-time `for` inside index notation (in a function called there)");
-    return false;
-  }
   auto a = lowerExpr(start);
   auto b = a ? lowerExpr(end) : std::nullopt;
   if (!b) return false;
@@ -356,7 +397,9 @@ bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, con
   if (iterType.isTensor())
     if (auto d = concreteDType(iterType.dtype(), start->span)) dt = *d;
   mlir::Value i = builder_.create<mlir::arith::IndexCastOp>(l, elementType(dt), op.getInductionVar());
-  bool ok = bindVariable(Val::tensor(emit::scalarTensor(builder_, l, i), check::Type::scalar(check::DType::of(dt))));
+  check::Type it = check::Type::scalar(check::DType::of(dt));
+  // Inside notation the variable is a scalar element.
+  bool ok = bindVariable(notation_ ? Val::element(i, it) : Val::tensor(emit::scalarTensor(builder_, l, i), it));
   ok = ok && lowerBody(body);
   if (ok && frame().returned) {
     unsupported(start->span, "`return` inside a loop whose bounds are known only at run time");

@@ -617,9 +617,11 @@ Result Lowerer::lowerCall(const ast::CallExpr* e) {
 static Result coerceTo(Lowerer& l, const Val& v, const check::Type& type, Span at) {
   switch (type.kind()) {
     case check::TypeKind::Tensor: {
-      if (v.kind == Val::Kind::Tensor) return v;
+      if (v.isData()) return v;  // a tensor, or an element inside notation
       auto t = l.asTensor(v, type, at);
       if (!t) return std::nullopt;
+      // Inside a notation body asTensor gives a scalar: an element there.
+      if (!mlir::isa<mlir::RankedTensorType>(t->getType())) return Val::element(*t, type);
       return Val::tensor(*t, type);
     }
     case check::TypeKind::Tuple: {

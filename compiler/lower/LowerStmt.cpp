@@ -77,9 +77,15 @@ bool Lowerer::lowerBody(const std::vector<ast::Stmt*>& body) {
   return true;
 }
 
+// `x`, made by asTensor for type `t`: inside a notation body asTensor gives
+// a scalar, which is an element there.
+static Val madeData(mlir::Value x, const check::Type& t) {
+  return mlir::isa<mlir::RankedTensorType>(x.getType()) ? Val::tensor(x, t) : Val::element(x, t);
+}
+
 // The declared type of a `let`/`var` with an annotation: the checker's type
 // of its value is already that type (literals included), so the value is
-// made a tensor of the value's own checked type.
+// made a tensor of the value's own checked type (an element inside notation).
 static Result typedValue(Lowerer& l, const ast::Expr* value, const Val& v) {
   if (v.isData() || (v.kind != Val::Kind::Int && v.kind != Val::Kind::Float && v.kind != Val::Kind::Bool))
     return v;
@@ -87,7 +93,7 @@ static Result typedValue(Lowerer& l, const ast::Expr* value, const Val& v) {
   if (!t.isTensor()) return v;
   auto x = l.asTensor(v, t, value->span);
   if (!x) return std::nullopt;
-  return Val::tensor(*x, t);
+  return madeData(*x, t);
 }
 
 bool Lowerer::lowerStmt(const ast::Stmt* s) {
@@ -143,7 +149,7 @@ bool Lowerer::lowerStmt(const ast::Stmt* s) {
         if (declared.isTensor() && !v->isData()) {
           auto t = asTensor(*v, declared, ret->value->span);
           if (!t) return false;
-          v = Val::tensor(*t, declared);
+          v = madeData(*t, declared);
         }
       }
       frame().returned = *v;

@@ -468,6 +468,36 @@ def loops(rng):
 
 
 @program
+def loops_in_notation(rng):
+    def collatz_steps(v):
+        steps = 0
+        while v > 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            steps += 1
+        return steps
+    x3 = dyadic(rng, (3,))
+    calls = [call("with_while", {"x": x3}, result(x3 * 8.0, "f32", EXACT_DYADIC))]
+    for length, n in [(5, 3), (1, -2), (0, 7)]:
+        x = dyadic(rng, (length,))
+        acc = x.astype(np.float64)
+        for i in range(4):
+            acc = acc + float(i) * float(n)
+        calls.append(call("with_for", {"x": x, "n": n}, result(acc, "f32", EXACT_DYADIC), bind={"N": length}))
+    xs = np.array([27, 1, 6, 0, -4], dtype=np.int32)
+    calls.append(call("steps", {"x": xs}, result(np.array([collatz_steps(int(v)) for v in xs], dtype=np.int32), "i32")))
+    x23 = dyadic(rng, (2, 3))
+    calls.append(call("reduced", {"x": x23}, result((x23 * 8.0).sum(axis=1), "f32", EXACT_DYADIC)))
+    products = {"rel": 0.0, "abs": 0.0,
+                "why": "exact: products of multiples of 1/4 are multiples of 1/16, and their small sums are exact in f32"}
+    for n, k in [(3, 4), (2, 0)]:
+        x, w = dyadic(rng, (n,)), dyadic(rng, (k,))
+        calls.append(call("dot", {"x": x, "w": w}, result(x * w.sum(), "f32", products), bind={"N": n, "K": k}))
+    x4 = dyadic(rng, (4,))
+    calls.append(call("fibs", {"x": x4}, result(x4 * 8.0, "f32", EXACT)))   # (v, 0) -> ... -> (8v, 5v)
+    return calls
+
+
+@program
 def scans(rng):
     x = dyadic(rng, (3,))
     xi = rng.integers(-9, 10, size=2).astype(np.int32)
