@@ -214,6 +214,32 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
       return std::nullopt;
     }
   }
+  // An optional parameter is given or left out (`none`) by each call: a
+  // variant without it, and one with it.
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    if (checked->signature->params[i].kind() != check::TypeKind::Optional) continue;
+    std::vector<EntryVariant> next;
+    std::vector<std::string> nextSuffixes;
+    for (size_t v = 0; v < out.size(); ++v)
+      for (bool given : {true, false}) {
+        EntryVariant e = out[v];
+        if (!given) e.absent.insert(i);
+        next.push_back(e);
+        nextSuffixes.push_back(suffixes[v] + (given ? "" : "_no_" + entry.params[i].name.name));
+      }
+    out = std::move(next);
+    suffixes = std::move(nextSuffixes);
+    if (out.size() > kMaxVariants) {
+      diagnostics_
+          .emit(DiagnosticKind::NotCompilable, entry.name.span,
+                fmt::format("the entry `{}`, whose optional parameters, shape packs and type generics give "
+                            "more than {} variants,",
+                            entry.name.name, kMaxVariants))
+          .label("the compiler cannot lower this yet")
+          .help("bind its shape packs or type generics when building (`--bind T=f32`, `--bind S=2`)");
+      return std::nullopt;
+    }
+  }
   for (size_t v = 0; v < out.size(); ++v)
     out[v].symbol = out.size() == 1 ? entry.name.name : entry.name.name + "_" + suffixes[v];
   return out;
@@ -301,16 +327,37 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   // State is the runtime's memory, read and written in place.
   for (const TensorSlot& p : stateSlots_)
     inputs.push_back(mlir::MemRefType::get(p.shape, elementType(p.dtype)));
-  std::vector<check::Type> argTypes;
+  // Each parameter's tensors: a tensor or scalar is one argument; a tuple is
+  // its parts (`p.0`, `p.1`, ...); an optional is its payload's when this
+  // variant takes it, and none when it leaves it out (variantsOf).
+  std::vector<std::vector<check::Type>> paramLeaves(entry.params.size());
+  std::function<bool(const check::Type&, const std::string&, size_t)> addLeaves =
+      [&](const check::Type& t, const std::string& name, size_t param) {
+        if (t.kind() == check::TypeKind::Tuple) {
+          for (size_t k = 0; k < t.elements().size(); ++k)
+            if (!addLeaves(t.elements()[k], fmt::format("{}.{}", name, k), param)) return false;
+          return true;
+        }
+        if (!t.isTensor()) {
+          unsupported(entry.params[param].span,
+                      fmt::format("an entry parameter of type `{}` (a struct, an enum or a nested optional)",
+                                  check::str(t)));
+          return false;
+        }
+        auto tt = tensorType(t, entry.params[param].span);
+        if (!tt) return false;
+        inputs.push_back(*tt);
+        paramLeaves[param].push_back(t);
+        SlotType slot{name, *concreteDType(t.dtype(), entry.params[param].span), {}};
+        for (const shape::ShapeDim& d : t.shape()) slot.shape.push_back(dimSpelling(std::get<shape::DimExpr>(d)));
+        out.args.push_back(slot);
+        return true;
+      };
   for (size_t i = 0; i < entry.params.size(); ++i) {
     check::Type t = instantiate(sig.params[i]);
-    auto tt = tensorType(t, entry.params[i].span);
-    if (!tt) return false;
-    inputs.push_back(*tt);
-    argTypes.push_back(t);
-    SlotType slot{entry.params[i].name.name, *concreteDType(t.dtype(), entry.params[i].span), {}};
-    for (const shape::ShapeDim& d : t.shape()) slot.shape.push_back(dimSpelling(std::get<shape::DimExpr>(d)));
-    out.args.push_back(slot);
+    if (variant.absent.count(i)) continue;
+    if (t.kind() == check::TypeKind::Optional) t = t.elements()[0];
+    if (!addLeaves(t, entry.params[i].name.name, i)) return false;
   }
   std::vector<check::Type> resultTypes;
   check::Type declared = instantiate(sig.result);
@@ -348,8 +395,25 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     state_[p.path] = t;
     stateBuffers.push_back({buffer, t});
   }
-  for (size_t i = 0; i < entry.params.size(); ++i)
-    f.params.push_back(Val::tensor(body->getArgument(arg++), argTypes[i]));
+  // A parameter's value from its arguments (the order of addLeaves).
+  std::function<Val(const check::Type&)> fromArguments = [&](const check::Type& t) -> Val {
+    if (t.kind() != check::TypeKind::Tuple) return Val::tensor(body->getArgument(arg++), t);
+    Val v = Val::of(Val::Kind::Tuple);
+    for (const check::Type& e : t.elements()) v.elements.push_back(fromArguments(e));
+    return v;
+  };
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    check::Type t = instantiate(sig.params[i]);
+    if (variant.absent.count(i)) {
+      f.params.push_back(Val::of(Val::Kind::None));
+    } else if (t.kind() == check::TypeKind::Optional) {
+      Val some = Val::of(Val::Kind::Some);
+      some.elements.push_back(fromArguments(t.elements()[0]));
+      f.params.push_back(some);
+    } else {
+      f.params.push_back(fromArguments(t));
+    }
+  }
 
   // ---- the body ----
   if (!lowerBody(entry.body)) return false;

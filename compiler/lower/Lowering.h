@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,10 +77,11 @@ struct LoweredProgram {
 
 // One compiled instance of an entry (docs/lowering.md "Entry variants"): the
 // lengths of its pack generics and the dtypes of the type generics that the
-// build left to the arguments.
+// build left to the arguments, and which optional parameters it takes.
 struct EntryVariant {
   std::map<const ast::GenericParam*, int64_t> packLengths;
   std::map<const ast::GenericParam*, ast::ScalarType> dtypes;
+  std::set<size_t> absent;  // optional parameters this variant leaves out (`none`)
   std::string symbol;  // LoweredEntry::symbol
 };
 

@@ -112,6 +112,26 @@ DimEnv Manifest::genericDims() const {
 
 namespace {
 
+// An argument's name: an identifier, or for a part of a tuple parameter the
+// parameter's name and the part's index (`pair.0`, `pair.1.0`).
+bool isArgumentName(std::string_view name) {
+  std::size_t dot = name.find('.');
+  if (!isIdentifier(name.substr(0, dot)))
+    return false;
+  while (dot != std::string_view::npos) {
+    std::size_t next = name.find('.', dot + 1);
+    std::string_view part = name.substr(dot + 1, next == std::string_view::npos ? std::string_view::npos : next - dot - 1);
+    if (part.empty() || part.size() > 9 || !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
+    dot = next;
+  }
+  return true;
+}
+
+} // namespace
+
+namespace {
+
 // Reads one manifest; `source` prefixes every message.
 class ManifestReader {
 public:
@@ -534,7 +554,7 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
     Expected<std::string> argName = string(a, "name", at, true);
     if (!argName)
       return argName.error();
-    if (!isIdentifier(*argName))
+    if (!isArgumentName(*argName))
       return fail(at + ".name", "{} is not a valid argument name", jsonQuoted(*argName));
     if (entry.findArg(*argName))
       return fail(at + ".name", "`{}` is listed twice", *argName);
@@ -617,23 +637,19 @@ Expected<Manifest> ManifestReader::read(const json &root) {
     Expected<EntrySpec> entry = readEntry((**entries)[i], where, manifest);
     if (!entry)
       return entry.error();
-    // Variants of one entry (docs/abi.md) share its name: the same argument
-    // names, told apart by their dtypes and ranks.
+    // Variants of one entry (docs/abi.md) share its name, told apart by
+    // which arguments they take (an optional parameter given or not) and
+    // their dtypes and ranks.
     if (!entryNames.insert(entry->name).second)
       for (const EntrySpec &earlier : manifest.entries) {
-        if (earlier.name != entry->name)
+        if (earlier.name != entry->name || earlier.args.size() != entry->args.size())
           continue;
-        bool sameNames = earlier.args.size() == entry->args.size();
-        bool sameSignature = sameNames;
-        for (std::size_t a = 0; sameNames && a < entry->args.size(); ++a) {
-          sameNames = earlier.args[a].name == entry->args[a].name;
-          sameSignature = sameSignature && earlier.args[a].dtype == entry->args[a].dtype &&
-                          earlier.args[a].shape.size() == entry->args[a].shape.size();
-        }
-        if (!sameNames)
-          return fail(where + ".args", "entry `{}` is listed twice with different arguments", entry->name);
-        if (sameSignature)
-          return fail(where + ".name", "entry `{}` is listed twice with the same argument dtypes and ranks",
+        bool same = true;
+        for (std::size_t a = 0; same && a < entry->args.size(); ++a)
+          same = earlier.args[a].name == entry->args[a].name && earlier.args[a].dtype == entry->args[a].dtype &&
+                 earlier.args[a].shape.size() == entry->args[a].shape.size();
+        if (same)
+          return fail(where + ".name", "entry `{}` is listed twice with the same arguments, dtypes and ranks",
                       entry->name);
       }
     if (!symbols.insert(entry->symbol).second)

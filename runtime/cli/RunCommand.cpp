@@ -303,12 +303,24 @@ private:
         return input(fmt::format("{}: the artifact has no entry `{}` (entries: {})", label, call.entry,
                                  fmt::join(names, ", ")));
       }
-      Expected<ArgMap> args = convertArgs(*entry, call);
-      // An entry compiled in variants (docs/abi.md): the first whose dtypes
-      // and ranks the arguments can take, in manifest order.
+      // An entry compiled in variants (docs/abi.md): the first, in manifest
+      // order, that takes exactly the arguments given, in dtypes and ranks
+      // they can have.
       std::vector<const EntrySpec *> variants = manifest.findVariants(call.entry);
+      auto takes = [&](const EntrySpec &variant) {
+        return variant.args.size() == call.args.size() &&
+               std::all_of(call.args.begin(), call.args.end(),
+                           [&](const auto &arg) { return variant.findArg(arg.first) != nullptr; });
+      };
+      if (variants.size() > 1)
+        for (const EntrySpec *variant : variants)
+          if (takes(*variant)) {
+            entry = variant;
+            break;
+          }
+      Expected<ArgMap> args = convertArgs(*entry, call);
       for (const EntrySpec *variant : variants) {
-        if (args || variant == entry)
+        if (args || variant == entry || !takes(*variant))
           continue;
         if (Expected<ArgMap> converted = convertArgs(*variant, call)) {
           args = std::move(converted);

@@ -212,8 +212,11 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
   PreparedCall call;
   call.entry = manifest.findEntry(entryName);
   if (std::vector<const EntrySpec *> variants = manifest.findVariants(entryName); variants.size() > 1) {
-    // The variant whose arguments have exactly the given dtypes and ranks.
+    // The variant that takes exactly the given arguments, with their dtypes
+    // and ranks.
     auto fits = [&](const EntrySpec &variant) {
+      if (variant.args.size() != args.size())
+        return false;
       for (const ArgSpec &spec : variant.args) {
         auto it = args.find(spec.name);
         if (it == args.end() || it->second.dtype() != spec.dtype || it->second.shape().size() != spec.shape.size())

@@ -911,6 +911,10 @@ def entry_variants(rng):
         call("row_sums", {"x": x1}, result(np.float32(x1.sum()), "f32", EXACT_DYADIC)),
         call("row_sums", {"x": typed(xi, "i32")}, result(xi.sum(axis=-1, dtype=np.int32), "i32")),
         call("row_sums", {"x": typed(xu, "u8")}, result(xu.sum(axis=-1, dtype=np.uint8), "u8")),
+        call("biased", {"x": x1}, result(x1 * 2, "f32", EXACT_DYADIC)),
+        call("biased", {"x": x1, "bias": x1 * 0.5}, result(x1 + x1 * 0.5, "f32", EXACT_DYADIC)),
+        call("scaled_pair", {"p.0": x1[:2], "p.1.0": 1.5, "p.1.1": -3},
+             result(x1[:2] * f32(1.5) - 3, "f32", EXACT_DYADIC)),
     ]
 
 

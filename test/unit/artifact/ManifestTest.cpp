@@ -130,8 +130,13 @@ TEST(ManifestTest, ParametersAndState) {
 TEST(ManifestTest, Entries) {
   EXPECT_ERROR(edited([](json &m) { m.erase("entries"); }), "missing `entries`");
   EXPECT_ERROR(edited([](json &m) { m["entries"][0]["name"] = "a b"; }), "entries[0].name: \"a b\" is not a valid");
-  EXPECT_ERROR(edited([](json &m) { m["entries"][1]["name"] = "add"; }),
-               "entries[1].args: entry `add` is listed twice with different arguments");
+  EXPECT_ERROR(edited([](json &m) {
+                 m["entries"][1]["name"] = "add";
+                 m["entries"][1]["args"][0]["name"] = "x";
+                 m["entries"][1]["args"][0]["shape"] = {"N", "K"};
+                 m["entries"][1]["dims"] = {"N"};
+               }),
+               "entries[1].name: entry `add` is listed twice with the same arguments, dtypes and ranks");
   EXPECT_ERROR(edited([](json &m) { m["entries"][1]["symbol"] = "linnet_entry_add"; }),
                "symbol `linnet_entry_add` is used by two entries");
   EXPECT_ERROR(edited([](json &m) { m["entries"][0]["symbol"] = "x;rm"; }), "is not a valid C symbol");
@@ -231,12 +236,18 @@ TEST(ManifestTest, EntryVariants) {
   EXPECT_EQ(m->findEntry("add"), variants[0]);
   EXPECT_TRUE(m->findVariants("nope").empty());
   EXPECT_ERROR(edited([&](json &m) { variant(m, {"N", "K"}, "f32", "linnet_entry_add2"); }),
-               "entry `add` is listed twice with the same argument dtypes and ranks");
-  EXPECT_ERROR(edited([&](json &m) {
-                 variant(m, {"N", "S_0", "K"}, "f32", "linnet_entry_add2");
-                 m["entries"].back()["args"][0]["name"] = "y";
-               }),
-               "entry `add` is listed twice with different arguments");
+               "entry `add` is listed twice with the same arguments, dtypes and ranks");
+  // A variant without an optional argument, and tuple parts' names.
+  json parts = edited([&](json &m) {
+    variant(m, {"N", "K"}, "f32", "linnet_entry_add__no_x");
+    m["entries"].back()["args"] = json::array();
+    m["entries"][0]["args"][0]["name"] = "pair.0";
+  });
+  Expected<Manifest> withParts = parseManifest(parts.dump(), "m");
+  ASSERT_TRUE(withParts.ok()) << withParts.message();
+  EXPECT_EQ(withParts->findVariants("add").size(), 2u);
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["name"] = "pair.x"; }), "is not a valid argument name");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["name"] = "pair."; }), "is not a valid argument name");
 }
 
 } // namespace
