@@ -418,11 +418,16 @@ void Checker::run() {
               }
               break;
             case ast::ItemKind::Struct:
-              if (const Module* m = moduleOf(*item); m && !cyclic_.count(item))
-                for (const ast::Field& field : static_cast<const ast::StructItem*>(item)->fields) {
+              if (const Module* m = moduleOf(*item); m && !cyclic_.count(item)) {
+                auto* st = static_cast<const ast::StructItem*>(item);
+                std::vector<Type> fields;
+                for (const ast::Field& field : st->fields) {
                   reportNonDimensions(*m, field.type);
                   checkTypeSize(*m, field.type);
+                  fields.push_back(resolveType(*m, field.type, nullptr));
                 }
+                out_.structFields_[st] = std::move(fields);
+              }
               break;
             case ast::ItemKind::Enum:
             case ast::ItemKind::Member:

@@ -102,12 +102,19 @@ class CheckedProgram {
   }
   // The type of any checked expression of the program; null if unchecked.
   const Type* typeOf(const ast::Expr* e) const;
+  // A struct's field types in declaration order, in its own generics
+  // (instantiate with a struct type's structArgs()); null if unchecked.
+  const std::vector<Type>* structFieldsOf(const ast::StructItem* s) const {
+    auto it = structFields_.find(s);
+    return it == structFields_.end() ? nullptr : &it->second;
+  }
 
  private:
   friend class Checker;
   std::unordered_map<const ast::FunctionItem*, std::unique_ptr<Signature>> signatures_;
   std::unordered_map<const ast::FunctionItem*, std::unique_ptr<CheckedFunction>> functions_;
   std::unordered_map<const ast::BlockItem*, std::unique_ptr<CheckedBlock>> blocks_;
+  std::unordered_map<const ast::StructItem*, std::vector<Type>> structFields_;
 };
 
 }  // namespace linnet::check

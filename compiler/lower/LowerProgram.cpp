@@ -331,6 +331,10 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   // its parts (`p.0`, `p.1`, ...); an optional is its payload's when this
   // variant takes it, and none when it leaves it out (variantsOf).
   std::vector<std::vector<check::Type>> paramLeaves(entry.params.size());
+  // Field `k` of struct type `t`, in the entry's generics.
+  auto fieldType = [&](const check::Type& t, size_t k) {
+    return instantiate(check::instantiate((*inputs_.checked->structFieldsOf(t.structItem()))[k], t.structArgs()));
+  };
   std::function<bool(const check::Type&, const std::string&, size_t)> addLeaves =
       [&](const check::Type& t, const std::string& name, size_t param) {
         if (t.kind() == check::TypeKind::Tuple) {
@@ -338,9 +342,17 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
             if (!addLeaves(t.elements()[k], fmt::format("{}.{}", name, k), param)) return false;
           return true;
         }
+        if (t.kind() == check::TypeKind::Struct) {
+          const std::vector<check::Type>* fields = inputs_.checked->structFieldsOf(t.structItem());
+          if (!fields) return false;
+          for (size_t k = 0; k < fields->size(); ++k)
+            if (!addLeaves(fieldType(t, k), fmt::format("{}.{}", name, t.structItem()->fields[k].name.name), param))
+              return false;
+          return true;
+        }
         if (!t.isTensor()) {
           unsupported(entry.params[param].span,
-                      fmt::format("an entry parameter of type `{}` (a struct, an enum or a nested optional)",
+                      fmt::format("an entry parameter of type `{}` (an enum, or an optional of an optional)",
                                   check::str(t)));
           return false;
         }
@@ -397,6 +409,12 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   }
   // A parameter's value from its arguments (the order of addLeaves).
   std::function<Val(const check::Type&)> fromArguments = [&](const check::Type& t) -> Val {
+    if (t.kind() == check::TypeKind::Struct) {
+      Val v = Val::of(Val::Kind::Struct);
+      v.structItem = t.structItem();
+      for (size_t k = 0; k < t.structItem()->fields.size(); ++k) v.elements.push_back(fromArguments(fieldType(t, k)));
+      return v;
+    }
     if (t.kind() != check::TypeKind::Tuple) return Val::tensor(body->getArgument(arg++), t);
     Val v = Val::of(Val::Kind::Tuple);
     for (const check::Type& e : t.elements()) v.elements.push_back(fromArguments(e));

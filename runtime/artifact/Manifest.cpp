@@ -112,16 +112,22 @@ DimEnv Manifest::genericDims() const {
 
 namespace {
 
-// An argument's name: an identifier, or for a part of a tuple parameter the
-// parameter's name and the part's index (`pair.0`, `pair.1.0`).
+// An argument's name: an identifier, or for a part of a tuple or struct
+// parameter the parameter's name and the part's position or field
+// (`pair.0`, `pair.1.0`, `opts.scale`).
 bool isArgumentName(std::string_view name) {
   std::size_t dot = name.find('.');
   if (!isIdentifier(name.substr(0, dot)))
     return false;
+  auto position = [](std::string_view part) {
+    return !part.empty() && part.size() <= 9 &&
+           std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
   while (dot != std::string_view::npos) {
     std::size_t next = name.find('.', dot + 1);
-    std::string_view part = name.substr(dot + 1, next == std::string_view::npos ? std::string_view::npos : next - dot - 1);
-    if (part.empty() || part.size() > 9 || !std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    std::string_view part =
+        name.substr(dot + 1, next == std::string_view::npos ? std::string_view::npos : next - dot - 1);
+    if (!position(part) && !isIdentifier(part))
       return false;
     dot = next;
   }

@@ -915,6 +915,8 @@ def entry_variants(rng):
         call("biased", {"x": x1, "bias": x1 * 0.5}, result(x1 + x1 * 0.5, "f32", EXACT_DYADIC)),
         call("scaled_pair", {"p.0": x1[:2], "p.1.0": 1.5, "p.1.1": -3},
              result(x1[:2] * f32(1.5) - 3, "f32", EXACT_DYADIC)),
+        call("with_opts", {"x": x1[:2], "o.scale": -2.0, "o.shift": x1[2:4]},
+             result(x1[:2] * f32(-2.0) + x1[2:4], "f32", EXACT_DYADIC)),
     ]
 
 

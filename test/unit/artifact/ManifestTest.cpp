@@ -246,7 +246,7 @@ TEST(ManifestTest, EntryVariants) {
   Expected<Manifest> withParts = parseManifest(parts.dump(), "m");
   ASSERT_TRUE(withParts.ok()) << withParts.message();
   EXPECT_EQ(withParts->findVariants("add").size(), 2u);
-  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["name"] = "pair.x"; }), "is not a valid argument name");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["name"] = "pair.1x"; }), "is not a valid argument name");
   EXPECT_ERROR(edited([](json &m) { m["entries"][0]["args"][0]["name"] = "pair."; }), "is not a valid argument name");
 }
 
