@@ -564,7 +564,9 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     Location loc = op.getLoc();
     Value x = adaptor.getX();
     RankedTensorType from = tensorType(x), to = op.getResult().getType();
-    if (from == to) {
+    // Equal types are the same shape only when static: `tensor<?x?xf32>` to
+    // `tensor<?x?xf32>` may swap the extents (`[A, B]` to `[B, A]`).
+    if (from == to && from.hasStaticShape()) {
       rewriter.replaceOp(op, x);
       return success();
     }

@@ -78,6 +78,21 @@ func.func @reshape(%x: tensor<2x3xf32>, %y: tensor<?x8xf32>, %n: index) -> (tens
 
 // -----
 
+// One dynamic type to the same type is still a reshape (`[A, B]` to `[B, A]`
+// swaps the extents); only a static shape to itself is the input.
+// CHECK-LABEL: func @reshape_same_dynamic_type
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %arg2, %arg1 : tensor<2xindex>
+// CHECK: tensor.reshape %arg0(%[[SHAPE]])
+// CHECK-NOT: tensor.reshape
+// CHECK: return
+func.func @reshape_same_dynamic_type(%x: tensor<?x?xf32>, %a: index, %b: index, %s: tensor<2x3xf32>) -> (tensor<?x?xf32>, tensor<2x3xf32>) {
+  %0 = linnet.reshape %x dims(%b, %a) : tensor<?x?xf32> to tensor<?x?xf32>
+  %1 = linnet.reshape %s : tensor<2x3xf32> to tensor<2x3xf32>
+  return %0, %1 : tensor<?x?xf32>, tensor<2x3xf32>
+}
+
+// -----
+
 // CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK-LABEL: func @permute
 // CHECK: %[[D:.*]] = tensor.dim %arg0, %c0

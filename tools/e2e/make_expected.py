@@ -920,6 +920,18 @@ def entry_variants(rng):
     ]
 
 
+@program
+def reshape_dynamic(rng):
+    x = dyadic(rng, (2, 3))
+    y = dyadic(rng, (4, 5))
+    z = rng.integers(-50, 50, size=(2, 3, 4)).astype(np.int32)
+    return [
+        call("swapped", {"x": x}, result(x.reshape(3, 2), "f32", EXACT)),
+        call("read_again", {"x": y}, result(y.reshape(5, 4) + 1, "f32", EXACT_DYADIC)),
+        call("reversed", {"x": z}, result(z.reshape(4, 3, 2), "i32")),
+    ]
+
+
 def cache_span(cache, value, at, rows=None, value_rows=None):
     """The bodies of std.nn.cache, read literally: position s of a written row
     takes value position s - at when that lies in 0..N."""
