@@ -305,32 +305,35 @@ private:
       }
       // An entry compiled in variants (docs/abi.md): the first, in manifest
       // order, that takes exactly the arguments given, in dtypes and ranks
-      // they can have.
+      // they can have; an .npy's own dtype first (an f16 file runs the f16
+      // variant, not the bf16 one it could be read as), then any a literal
+      // or an .npy can be read as.
       std::vector<const EntrySpec *> variants = manifest.findVariants(call.entry);
-      auto takes = [&](const EntrySpec &variant) {
-        return variant.args.size() == call.args.size() &&
-               std::all_of(call.args.begin(), call.args.end(),
-                           [&](const auto &arg) { return variant.findArg(arg.first) != nullptr; });
-      };
-      if (variants.size() > 1)
-        for (const EntrySpec *variant : variants)
-          if (takes(*variant)) {
-            entry = variant;
-            break;
-          }
       Expected<ArgMap> args = convertArgs(*entry, call);
-      for (const EntrySpec *variant : variants) {
-        if (args || variant == entry || !takes(*variant))
-          continue;
-        if (Expected<ArgMap> converted = convertArgs(*variant, call)) {
-          args = std::move(converted);
-          entry = variant;
-        }
+      if (variants.size() > 1) {
+        auto takes = [&](const EntrySpec &variant) {
+          return variant.args.size() == call.args.size() &&
+                 std::all_of(call.args.begin(), call.args.end(),
+                             [&](const auto &arg) { return variant.findArg(arg.first) != nullptr; });
+        };
+        std::optional<Expected<ArgMap>> chosen;
+        for (bool exactNpy : {true, false})
+          for (const EntrySpec *variant : variants) {
+            if (chosen || !takes(*variant))
+              continue;
+            if (Expected<ArgMap> converted = convertArgs(*variant, call, exactNpy)) {
+              chosen = std::move(converted);
+              entry = variant;
+            } else if (args) {
+              args = std::move(converted); // the first failure, for the message
+            }
+          }
+        if (!chosen)
+          return input(fmt::format("{}: no variant of the entry takes these arguments; it was compiled for {}{}",
+                                   label, formatVariants(variants),
+                                   args ? std::string() : fmt::format(" (the first: {})", args.message())));
+        args = std::move(*chosen);
       }
-      if (!args && variants.size() > 1)
-        return input(fmt::format("{}: no variant of the entry takes these arguments; it was compiled for {} "
-                                 "(the first: {})",
-                                 label, formatVariants(variants), args.message()));
       if (!args)
         return input(fmt::format("{}: {}", label, args.message()));
       Expected<DimEnv> binds = resolveBinds(manifest, *entry, globalBinds, true);
@@ -375,7 +378,8 @@ private:
     return std::nullopt;
   }
 
-  Expected<ArgMap> convertArgs(const EntrySpec &entry, const PlannedCall &call) {
+  // `exactNpy`: an .npy must hold the argument's dtype (no f32 read as bf16).
+  Expected<ArgMap> convertArgs(const EntrySpec &entry, const PlannedCall &call, bool exactNpy = false) {
     ArgMap args;
     for (const auto &[name, value] : call.args) {
       const ArgSpec *spec = entry.findArg(name);
@@ -386,7 +390,7 @@ private:
         return makeError("entry `{}` has no argument `{}` (its arguments: {})", entry.name, name,
                          names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
       }
-      Expected<HostTensor> tensor = value.npyPath ? readNpyAs(*value.npyPath, spec->dtype)
+      Expected<HostTensor> tensor = value.npyPath ? readNpyAs(*value.npyPath, spec->dtype, exactNpy)
                                                   : tensorFromJson(*value.literal, spec->dtype, spec->shape.size());
       if (!tensor)
         return makeError("argument `{}`: {}", name, tensor.message());

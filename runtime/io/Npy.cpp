@@ -264,7 +264,7 @@ Expected<HostTensor> parseNpy(std::span<const std::byte> bytes, std::string_view
   return HostTensor::fromBytes(*dtype, header->shape, std::move(owned));
 }
 
-Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype) {
+Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, bool exact) {
   Expected<MappedFile> file = MappedFile::open(path);
   if (!file)
     return file.error();
@@ -273,7 +273,7 @@ Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype) {
     return tensor;
   if (tensor->dtype() == dtype)
     return tensor;
-  if (dtype == DType::BF16 && (tensor->dtype() == DType::F32 || tensor->dtype() == DType::F16)) {
+  if (!exact && dtype == DType::BF16 && (tensor->dtype() == DType::F32 || tensor->dtype() == DType::F16)) {
     Expected<HostTensor> converted = HostTensor::zeros(dtype, tensor->shape());
     if (!converted)
       return converted;

@@ -27,8 +27,8 @@ Expected<HostTensor> parseNpy(std::span<const std::byte> bytes, std::string_view
 
 // Reads `path` and returns it as `dtype`: the file's dtype must be `dtype`,
 // except that f32 or f16 data may be read as bf16 (NumPy has no bf16),
-// rounded to nearest even.
-Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype);
+// rounded to nearest even, unless `exact`.
+Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, bool exact = false);
 
 // The bytes of a `.npy` (version 1) file holding `tensor` (not for bf16,
 // which NumPy cannot represent). For tests and tools.

@@ -911,6 +911,9 @@ def entry_variants(rng):
         call("row_sums", {"x": x1}, result(np.float32(x1.sum()), "f32", EXACT_DYADIC)),
         call("row_sums", {"x": typed(xi, "i32")}, result(xi.sum(axis=-1, dtype=np.int32), "i32")),
         call("row_sums", {"x": typed(xu, "u8")}, result(xu.sum(axis=-1, dtype=np.uint8), "u8")),
+        # An f16 file runs the f16 variant, though it could be read as bf16.
+        call("row_sums", {"x": typed(np.float16([[1.001, 2.5], [0.125, -3.0]]), "f16")},
+             result(np.float16([3.5, -2.875]), "f16", EXACT_DYADIC)),
         call("biased", {"x": x1}, result(x1 * 2, "f32", EXACT_DYADIC)),
         call("biased", {"x": x1, "bias": x1 * 0.5}, result(x1 + x1 * 0.5, "f32", EXACT_DYADIC)),
         call("scaled_pair", {"p.0": x1[:2], "p.1.0": 1.5, "p.1.1": -3},
