@@ -144,9 +144,10 @@ bool mentions(const check::Type& t, const ast::GenericParam& g) {
   return false;
 }
 
-// The axes of a pack compiled at a length are fresh symbols of no source
-// file (file ids are 32-bit; LowerAttentionBound.cpp's use 0xffffffff).
-shape::SymbolId freshPackAxisSymbol() {
+// The axes of a pack compiled at a length, and an entry dim renamed apart
+// from a root generic, are fresh symbols of no source file (file ids are
+// 32-bit; LowerAttentionBound.cpp's use 0xffffffff).
+shape::SymbolId freshDimSymbol() {
   static uint32_t next = 0;
   return (shape::SymbolId{0xfffffffeu} << 32) | shape::SymbolId{next++};
 }
@@ -289,7 +290,7 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       for (int64_t k = 0; k < length->second; ++k) {
         std::string name = fmt::format("{}_{}", g.name.name, k);
         while (taken(name)) name += "_";
-        shape::SymbolId id = freshPackAxisSymbol();
+        shape::SymbolId id = freshDimSymbol();
         axes.push_back(shape::DimExpr::symbol(id, name));
         dims.push_back({id, name});
         inputs.push_back(builder_.getIndexType());
@@ -316,9 +317,18 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       f.subst.dtypes[&g] = check::DType::of(*value);
       continue;
     }
-    dims.push_back({check::symbolIdOf(g), g.name.name});
+    // A module-level entry's dim may share a root generic's name (its own
+    // `H` beside the model's): the manifest names it apart (`H_`).
+    shape::SymbolId id = check::symbolIdOf(g);
+    std::string name = g.name.name;
+    if (inputs_.generics.count(name)) {
+      while (taken(name)) name += "_";
+      id = freshDimSymbol();
+      f.subst.shapes.dims[check::symbolIdOf(g)] = shape::DimExpr::symbol(id, name);
+    }
+    dims.push_back({id, name});
     inputs.push_back(builder_.getIndexType());
-    out.dims.push_back(g.name.name);
+    out.dims.push_back(name);
   }
   auto slotType = [&](const TensorSlot& s) {
     return mlir::RankedTensorType::get(s.shape, elementType(s.dtype));
