@@ -29,6 +29,46 @@ std::string formatVariants(std::span<const EntrySpec *const> variants) {
   return out;
 }
 
+namespace {
+
+// Binds `dim` from an argument axis whose expression is linear in it and
+// names nothing else unknown (`8 * D`, `N + 1`, `2 * S - 1`): for extent e and
+// axis a * dim + b, dim = (e - b) / a where that divides exactly, checked by
+// evaluating the axis again. matchShapes binds the dims that an axis names
+// exactly first, so the other names such an axis uses are known by then.
+bool solveFromAxes(const EntrySpec &entry, std::span<const std::vector<std::int64_t>> argShapes,
+                   const std::string &dim, DimEnv &env) {
+  for (std::size_t a = 0; a < entry.args.size(); ++a)
+    for (std::size_t axis = 0; axis < entry.args[a].shape.size(); ++axis) {
+      const DimExpr &expr = entry.args[a].shape[axis];
+      std::vector<std::string> names = expr.names();
+      if (std::find(names.begin(), names.end(), dim) == names.end())
+        continue;
+      if (!std::all_of(names.begin(), names.end(), [&](const std::string &n) { return n == dim || env.count(n); }))
+        continue;
+      auto at = [&](std::int64_t value) -> std::optional<std::int64_t> {
+        DimEnv trial = env;
+        trial[dim] = value;
+        Expected<std::int64_t> v = expr.evaluate(trial);
+        return v ? std::optional<std::int64_t>(*v) : std::nullopt;
+      };
+      std::optional<std::int64_t> f0 = at(0), f1 = at(1), f2 = at(2);
+      if (!f0 || !f1 || !f2 || *f1 == *f0 || *f2 - *f1 != *f1 - *f0)
+        continue;  // not linear in `dim` (or not at all)
+      std::int64_t slope = *f1 - *f0, extent = argShapes[a][axis];
+      if ((extent - *f0) % slope != 0)
+        continue;
+      std::int64_t value = (extent - *f0) / slope;
+      if (value < 0 || value > kMaxDim || at(value) != extent)
+        continue;
+      env[dim] = value;
+      return true;
+    }
+  return false;
+}
+
+} // namespace
+
 Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
                              std::span<const std::vector<std::int64_t>> argShapes, const DimEnv &binds) {
   if (argShapes.size() != entry.args.size())
@@ -55,8 +95,8 @@ Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
                        entry.dims.empty() ? std::string("none") : fmt::format("{}", fmt::join(entry.dims, ", ")));
   }
 
+  // 1. Each dim from the first axis that is exactly its name.
   for (const std::string &dim : entry.dims) {
-    // 1. From the first axis that is exactly this name.
     bool bound = false;
     for (std::size_t a = 0; a < entry.args.size() && !bound; ++a) {
       for (std::size_t axis = 0; axis < entry.args[a].shape.size(); ++axis) {
@@ -75,10 +115,14 @@ Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
         break;
       }
     }
-    if (bound)
+  }
+  for (const std::string &dim : entry.dims) {
+    if (env.count(dim))
       continue;
-    // 2. From the caller's binds.
+    // 2. From the caller's binds, else from an axis linear in it.
     auto bind = binds.find(dim);
+    if (bind == binds.end() && solveFromAxes(entry, argShapes, dim, env))
+      continue;
     if (bind == binds.end()) {
       // Where the dim appears, if anywhere: an axis like `N + 1` does not fix N.
       std::vector<std::string> uses;

@@ -130,15 +130,25 @@ TEST_F(SessionTest, DimsFromArgumentsAndBinds) {
   args.emplace("start", HostTensor::scalar(DType::F32, 5));
   EXPECT_EQ(callError(s, "iota", args),
             "dim `Steps` of entry `iota` is not fixed by any argument; give it a value: `--bind Steps=<value>`");
-  // A dim that appears only inside expressions is named with them.
-  Expected<Session> plusOne = open(
-      edited(test::fakeManifest(), [](json &m) { m["entries"][0]["args"][0]["shape"] = json::array({"N + 1", "K"}); }));
-  ASSERT_TRUE(plusOne.ok()) << plusOne.message();
+  // A dim in an axis linear in it (`2 * N + 1`) is solved from it; one that
+  // appears only in other expressions is named with them.
+  Expected<Session> linear = open(
+      edited(test::fakeManifest(), [](json &m) { m["entries"][0]["args"][0]["shape"] = json::array({"2 * N + 1", "K"}); }));
+  ASSERT_TRUE(linear.ok()) << linear.message();
   ArgMap x5;
-  x5.emplace("x", f32Tensor({1, 4}, {0, 0, 0, 0}));
-  EXPECT_EQ(callError(*plusOne, "add", x5),
+  x5.emplace("x", f32Tensor({5, 4}, std::vector<float>(20, 0)));
+  Expected<DimEnv> solved = linear->check("add", x5);
+  ASSERT_TRUE(solved.ok()) << solved.message();
+  EXPECT_EQ(solved->at("N"), 2);
+  ArgMap x4;
+  x4.emplace("x", f32Tensor({4, 4}, std::vector<float>(16, 0)));
+  EXPECT_HAS(linear->check("add", x4).message(), "dim `N` of entry `add` is not fixed by any argument");
+  Expected<Session> squared = open(
+      edited(test::fakeManifest(), [](json &m) { m["entries"][0]["args"][0]["shape"] = json::array({"N * N", "K"}); }));
+  ASSERT_TRUE(squared.ok()) << squared.message();
+  EXPECT_EQ(callError(*squared, "add", x4),
             "dim `N` of entry `add` is not fixed by any argument (no argument axis is exactly `N`: argument `x` axis 0 "
-            "is `N + 1`); give it a value: `--bind N=<value>`");
+            "is `N * N`); give it a value: `--bind N=<value>`");
   Expected<std::vector<HostTensor>> results = s.call("iota", args, {{"Steps", 3}});
   ASSERT_TRUE(results.ok()) << results.message();
   EXPECT_EQ(floats((*results)[0]), (std::vector<float>{5, 6, 7, 8, 9, 10}));
