@@ -58,14 +58,14 @@ std::optional<LoweredProgram> Lowerer::run() {
       if (!ok) break;
     }
   }
-  for (const std::string& wanted : inputs_.entries) {
+  for (const std::string& name : inputs_.entries) {
     bool found = std::any_of(compiled.begin(), compiled.end(),
-                             [&](const manifest::EntryRef& e) { return e.entry->name.name == wanted; });
+                             [&](const manifest::EntryRef& e) { return e.entry->name.name == name; });
     if (found) continue;
     Span at = inputs_.root.block ? inputs_.root.block->name.span : Span{};
     auto d = diagnostics_.emit(
         DiagnosticKind::NotCompilable, at,
-        fmt::format("the entry `{}`, which `{}` does not have,", wanted, inputs_.root.qualifiedName()));
+        fmt::format("the entry `{}`, which `{}` does not have,", name, inputs_.root.qualifiedName()));
     if (inputs_.root.block) d.label("the root block");
     ok = false;
   }
@@ -159,6 +159,31 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
   if (!checked || !checked->signature) return std::vector<EntryVariant>{EntryVariant{}};
   std::vector<EntryVariant> out{EntryVariant{}};
   std::vector<std::string> suffixes{""};
+  // Every variant so far, once for each of `count` choices (`choose` makes
+  // choice k, `spell` names it in the symbol); false, reported, past the cap.
+  auto times = [&](size_t count, const std::function<void(EntryVariant&, size_t)>& choose,
+                   const std::function<std::string(size_t)>& spell) {
+    std::vector<EntryVariant> next;
+    std::vector<std::string> nextSuffixes;
+    for (size_t v = 0; v < out.size(); ++v)
+      for (size_t k = 0; k < count; ++k) {
+        next.push_back(out[v]);
+        choose(next.back(), k);
+        nextSuffixes.push_back(suffixes[v] + spell(k));
+      }
+    out = std::move(next);
+    suffixes = std::move(nextSuffixes);
+    if (out.size() <= kMaxVariants) return true;
+    diagnostics_
+        .emit(DiagnosticKind::NotCompilable, entry.name.span,
+              fmt::format("the entry `{}`, whose shape packs, type generics and optional parameters give more "
+                          "than {} variants,",
+                          entry.name.name, kMaxVariants))
+        .label("the compiler cannot lower this yet")
+        .help("bind some of them when building: `--bind T=f32` for a type generic, `--bind S=2` for the "
+              "number of axes of a pack `*S`");
+    return false;
+  };
   for (const ast::GenericParam& g : entry.generics) {
     if (!g.isPack && g.constraint == ast::GenericKind::Dim) continue;
     bool decidedByArguments = std::any_of(checked->signature->params.begin(), checked->signature->params.end(),
@@ -176,70 +201,31 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
                               g.name.name));
         return std::nullopt;
       }
-      std::vector<EntryVariant> next;
-      std::vector<std::string> nextSuffixes;
-      for (size_t v = 0; v < out.size(); ++v)
-        for (int64_t n : lengths) {
-          EntryVariant e = out[v];
-          e.packLengths[&g] = n;
-          next.push_back(e);
-          nextSuffixes.push_back(suffixes[v] + fmt::format("_{}{}", g.name.name, n));
-        }
-      out = std::move(next);
-      suffixes = std::move(nextSuffixes);
-    } else {
-      // A type generic fixes the code: bound at build time, else its default,
-      // else one variant per dtype the arguments may have.
-      if (inputs_.entryTypes.count(g.name.name) || (g.defaultValue && g.defaultValue->type)) continue;
-      if (!decidedByArguments) continue;  // unbound: lowerEntry says so
-      std::vector<EntryVariant> next;
-      std::vector<std::string> nextSuffixes;
-      for (size_t v = 0; v < out.size(); ++v)
-        for (ast::ScalarType d : dtypesOf(g.constraint)) {
-          EntryVariant e = out[v];
-          e.dtypes[&g] = d;
-          next.push_back(e);
-          nextSuffixes.push_back(suffixes[v] + fmt::format("_{}{}", g.name.name, ast::scalarTypeName(d)));
-        }
-      out = std::move(next);
-      suffixes = std::move(nextSuffixes);
+      if (!times(
+              lengths.size(), [&](EntryVariant& e, size_t k) { e.packLengths[&g] = lengths[k]; },
+              [&](size_t k) { return fmt::format("_{}{}", g.name.name, lengths[k]); }))
+        return std::nullopt;
+      continue;
     }
-    if (out.size() > kMaxVariants) {
-      diagnostics_
-          .emit(DiagnosticKind::NotCompilable, entry.name.span,
-                fmt::format("the entry `{}`, whose shape packs and type generics give more than {} variants,",
-                            entry.name.name, kMaxVariants))
-          .label("the compiler cannot lower this yet")
-          .help("bind some of them when building: `--bind T=f32` for a type generic, `--bind S=2` for the "
-                "number of axes of a pack `*S`");
+    // A type generic fixes the code: bound at build time, else its default,
+    // else one variant per dtype the arguments may have (one no argument's
+    // dtype names is unbound: lowerEntry says so).
+    if (inputs_.entryTypes.count(g.name.name) || (g.defaultValue && g.defaultValue->type) || !decidedByArguments)
+      continue;
+    std::vector<ast::ScalarType> dtypes = dtypesOf(g.constraint);
+    if (!times(
+            dtypes.size(), [&](EntryVariant& e, size_t k) { e.dtypes[&g] = dtypes[k]; },
+            [&](size_t k) { return fmt::format("_{}{}", g.name.name, ast::scalarTypeName(dtypes[k])); }))
       return std::nullopt;
-    }
   }
   // An optional parameter is given or left out (`none`) by each call: a
-  // variant without it, and one with it.
+  // variant with it, and one without.
   for (size_t i = 0; i < entry.params.size(); ++i) {
     if (checked->signature->params[i].kind() != check::TypeKind::Optional) continue;
-    std::vector<EntryVariant> next;
-    std::vector<std::string> nextSuffixes;
-    for (size_t v = 0; v < out.size(); ++v)
-      for (bool given : {true, false}) {
-        EntryVariant e = out[v];
-        if (!given) e.absent.insert(i);
-        next.push_back(e);
-        nextSuffixes.push_back(suffixes[v] + (given ? "" : "_no_" + entry.params[i].name.name));
-      }
-    out = std::move(next);
-    suffixes = std::move(nextSuffixes);
-    if (out.size() > kMaxVariants) {
-      diagnostics_
-          .emit(DiagnosticKind::NotCompilable, entry.name.span,
-                fmt::format("the entry `{}`, whose optional parameters, shape packs and type generics give "
-                            "more than {} variants,",
-                            entry.name.name, kMaxVariants))
-          .label("the compiler cannot lower this yet")
-          .help("bind its shape packs or type generics when building (`--bind T=f32`, `--bind S=2`)");
+    if (!times(
+            2, [&](EntryVariant& e, size_t k) { if (k == 1) e.absent.insert(i); },
+            [&](size_t k) { return k == 1 ? "_no_" + entry.params[i].name.name : std::string(); }))
       return std::nullopt;
-    }
   }
   for (size_t v = 0; v < out.size(); ++v)
     out[v].symbol = out.size() == 1 ? entry.name.name : entry.name.name + "_" + suffixes[v];
