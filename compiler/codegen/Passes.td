@@ -163,6 +163,25 @@ def NarrowFloatMemory : Pass<"linnet-narrow-float-memory", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def CheckedAllocations : Pass<"linnet-checked-allocations", "::mlir::ModuleOp"> {
+  let summary = "Route every heap buffer through a checked, counted allocation";
+  let description = [{
+    Runs just before `finalize-memref-to-llvm`, which is then told to call
+    generic allocation functions. Defines them: `_mlir_memref_to_llvm_alloc`
+    refuses a size above `linnet_allocation_limit` or one that would take the
+    call's live bytes (`linnet_allocated_bytes`, counted in `malloc`'s usable
+    sizes) above it, and a null `malloc`; `_mlir_memref_to_llvm_free` takes
+    the size back. Before every dynamically sized `memref.alloc` the byte
+    count is multiplied out with each product's high word checked, and an
+    overflow (which the conversion's own arithmetic would wrap into a short
+    buffer) is refused the same way. A refusal calls the function pointer
+    the runtime stores in `linnet_allocation_failure` (it names the entry and
+    ends the process), else `abort`. The three globals are exported for the
+    runtime to find (docs/abi.md "Allocation").
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect"];
+}
+
 def ForwardArgumentResults : Pass<"linnet-forward-argument-results", "::mlir::ModuleOp"> {
   let summary = "Drop private functions' results that are one of their buffer arguments";
   let description = [{

@@ -253,7 +253,12 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.reassociateFPReductions = true;
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Heap buffers through checked, counted allocation functions (a refused
+  // size reaches the runtime's handler, never a null or short buffer).
+  pm.addPass(createCheckedAllocations());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

@@ -96,6 +96,17 @@ Expected<Artifact> Artifact::load(std::span<const std::byte> image, std::string 
     std::memcpy(&function, &*address, sizeof function);
     artifact.functions_.push_back(function);
   }
+  // All three or none: code from before the controls has none; part of them
+  // is a malformed object.
+  Expected<void *> limit = artifact.code_.symbol("linnet_allocation_limit");
+  Expected<void *> live = artifact.code_.symbol("linnet_allocated_bytes");
+  Expected<void *> handler = artifact.code_.symbol("linnet_allocation_failure");
+  if (limit && live && handler)
+    artifact.allocation_ = {static_cast<std::int64_t *>(*limit), static_cast<std::int64_t *>(*live),
+                            static_cast<void **>(*handler)};
+  else if (limit || live || handler)
+    return makeError("{}: the native code defines only some of the allocation controls (docs/abi.md)",
+                     artifact.sourceName_);
   return artifact;
 }
 

@@ -19,6 +19,7 @@
 #include "runtime/support/Status.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -44,12 +45,23 @@ public:
   // The function of manifest().entries[index].
   EntryFunction entryFunction(std::size_t index) const { return functions_[index]; }
 
+  // The generated code's allocation controls (docs/abi.md "Allocation"):
+  // the byte limit, the live bytes of the call in flight, and the failure
+  // handler's slot. All null for code built before they existed.
+  struct AllocationControl {
+    std::int64_t *limit = nullptr;
+    std::int64_t *live = nullptr;
+    void **handler = nullptr;
+  };
+  const AllocationControl &allocationControl() const { return allocation_; }
+
 private:
   Artifact() = default;
   std::string sourceName_;
   Manifest manifest_;
   SharedObject code_;
   std::vector<EntryFunction> functions_;
+  AllocationControl allocation_;
 };
 
 // Checks that code for `target` can run on this machine: the triple's

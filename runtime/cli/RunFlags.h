@@ -25,6 +25,9 @@ inline void addRunFlags(CLI::App &app, RunOptions &options) {
   app.add_option("--max-result-bytes", options.session.maxResultBytes,
                  "refuse a call whose results would take more than BYTES together (default and upper bound: half "
                  "of this machine's memory)");
+  app.add_option("--max-call-bytes", options.session.maxCallBytes,
+                 "stop the process when a call's generated code would hold more than BYTES at once (default and "
+                 "upper bound: this machine's memory)");
   app.add_option("--out", options.outFile, "save the results to FILE.safetensors (call i as \"i\", parts \"i.0\"...)");
   app.add_option("--prompt", options.prompt,
                  "TEXT: continue this text with the checkpoint's tokenizer, streaming the result (needs --checkpoint)");

@@ -18,11 +18,16 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
+
+#include <unistd.h>
 
 namespace linnet::rt {
 
@@ -44,6 +49,54 @@ ResultLimit resultLimit(const SessionOptions &options) {
   return limit;
 }
 
+// The call in flight, for the allocation failure handler's message: the
+// generated code may fail from any of its threads, with no way back to the
+// caller, so the handler reports and ends the process (docs/runtime.md,
+// "Temporaries").
+struct CallInFlight {
+  std::string_view entry;
+  const DimEnv *env = nullptr;
+  std::string_view limitWhy;
+};
+std::atomic<const CallInFlight *> callInFlight{nullptr};
+
+extern "C" [[noreturn]] void linnetAllocationFailed(std::uint64_t requested, std::uint64_t live,
+                                                    std::uint64_t limit) {
+  // Several threads may fail at once: one reports, the others wait for it.
+  static std::atomic_flag reporting = ATOMIC_FLAG_INIT;
+  if (reporting.test_and_set())
+    for (;;)
+      pause();
+  const CallInFlight *call = callInFlight.load();
+  std::string where = call ? fmt::format("entry `{}`", call->entry) : std::string("the generated code");
+  if (call && call->env && !call->env->empty()) {
+    std::vector<std::string> dims;
+    for (const auto &[name, value] : *call->env)
+      dims.push_back(fmt::format("{} = {}", name, value));
+    where += fmt::format(" with {}", fmt::join(dims, ", "));
+  }
+  std::string held = live == 0 ? std::string() : fmt::format(" with {} already held by this call", formatByteCount(live));
+  std::string why = call ? std::string(call->limitWhy) : std::string("the session's limit");
+  const char *tool = program_invocation_short_name;
+  std::string message;
+  if (requested == std::numeric_limits<std::uint64_t>::max())
+    message = fmt::format("{}: error: {}: its generated code needs a buffer whose size in bytes overflows 64 bits; the "
+                          "process stops\n",
+                          tool, where);
+  else if (requested > limit || requested + live > limit)
+    message = fmt::format("{}: error: {}: its generated code needs a buffer of {}{}, more than the {} a call may hold "
+                          "({}); the process stops\n",
+                          tool, where, formatByteCount(requested), held, formatByteCount(limit), why);
+  else
+    message = fmt::format("{}: error: {}: its generated code could not allocate a buffer of {}{} (malloc failed); the "
+                          "process stops\n",
+                          tool, where, formatByteCount(requested), held);
+  std::fflush(stdout);
+  std::fputs(message.c_str(), stderr);
+  std::fflush(stderr);
+  _exit(1);
+}
+
 } // namespace
 
 struct Session::Impl {
@@ -56,6 +109,7 @@ struct Session::Impl {
   std::vector<std::vector<std::int64_t>> fixedDescriptors;
   double lastNativeSeconds = 0;
   ResultLimit resultLimit;
+  std::string allocationLimitWhy;
 
   explicit Impl(Artifact a) : artifact(std::move(a)) {}
 };
@@ -77,6 +131,18 @@ Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> c
   auto impl = std::make_unique<Impl>(std::move(artifact));
   impl->checkpoint = std::move(checkpoint);
   impl->resultLimit = resultLimit(options);
+  if (const Artifact::AllocationControl &control = impl->artifact.allocationControl(); control.limit) {
+    MemoryCeiling ceiling = memoryCeiling();
+    if (options.maxCallBytes != 0 && options.maxCallBytes < ceiling.bytes)
+      ceiling = {options.maxCallBytes, "the session's cap, --max-call-bytes"};
+    impl->allocationLimitWhy = ceiling.what;
+    __atomic_store_n(control.limit, static_cast<std::int64_t>(std::min<std::size_t>(
+                                        ceiling.bytes, std::numeric_limits<std::int64_t>::max())),
+                     __ATOMIC_RELAXED);
+    void (*handler)(std::uint64_t, std::uint64_t, std::uint64_t) = &linnetAllocationFailed;
+    static_assert(sizeof handler == sizeof(void *));
+    std::memcpy(control.handler, &handler, sizeof handler);
+  }
   const Manifest &manifest = impl->artifact.manifest();
   const std::string &source = impl->artifact.sourceName();
 
@@ -319,8 +385,17 @@ Expected<std::vector<HostTensor>> Session::call(std::string_view entryName, cons
   for (std::vector<std::int64_t> &descriptor : argDescriptors)
     slots.push_back(descriptor.data());
 
+  // The live-byte count starts from nothing: the previous call's results
+  // were freed by the runtime, which the generated code does not see.
+  const Artifact::AllocationControl &control = impl_->artifact.allocationControl();
+  CallInFlight inFlight{entry.name, &prepared->env, impl_->allocationLimitWhy};
+  if (control.live) {
+    __atomic_store_n(control.live, 0, __ATOMIC_RELAXED);
+    callInFlight.store(&inFlight);
+  }
   auto nativeStart = std::chrono::steady_clock::now();
   impl_->artifact.entryFunction(prepared->entryIndex)(slots.data());
+  callInFlight.store(nullptr);
   impl_->lastNativeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - nativeStart).count();
 
   // Take ownership of every result before anything can fail.

@@ -54,6 +54,10 @@ struct SessionOptions {
   // more than half of memoryCeiling() (MemoryPolicy.h), because each result
   // is held twice while it is copied out; 0 means that bound alone.
   std::size_t maxResultBytes = 0;
+  // Most bytes a call's generated code may hold at once (its temporaries and
+  // results), checked by the code at each allocation (docs/runtime.md,
+  // "Temporaries"). Never more than memoryCeiling(); 0 means that bound.
+  std::size_t maxCallBytes = 0;
 };
 
 // An entry's arguments by name.
