@@ -20,6 +20,11 @@ nlohmann::json slot(const lower::TensorSlot& s, bool withTensor) {
 nlohmann::json slotType(const lower::SlotType& s, bool named) {
   nlohmann::json j = {{"dtype", std::string(ast::scalarTypeName(s.dtype))}, {"shape", s.shape}};
   if (named) j["name"] = s.name;
+  if (s.enumItem) {
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& v : s.enumItem->variants) variants.push_back(v.name);
+    j["enum"] = {{"name", s.enumItem->name.name}, {"variants", variants}};
+  }
   return j;
 }
 

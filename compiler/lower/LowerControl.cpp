@@ -56,6 +56,11 @@ Val withLeafKind(const Val& v, Val::Kind from, Val::Kind to) {
 
 }  // namespace
 
+// A run-time enum of `item` whose index is a Tensor leaf (value unset).
+static Val runtimeEnumTemplate(const ast::EnumItem* item) {
+  return Val::runtimeEnum(item, Val::tensor(mlir::Value(), check::Type::scalar(check::DType::of(ast::ScalarType::I32))));
+}
+
 // The structure two branches' values share, for an `if` on data to yield:
 // a Tensor leaf (value unset, `type` the result's Linnet type) wherever
 // either branch has data, the compile-time parts (which must be equal in
@@ -111,6 +116,11 @@ std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Ty
     return Val::maybe(Val::tensor(mlir::Value(), check::Type::scalar(check::DType::of(ast::ScalarType::Bool))),
                       *payload);
   }
+  // Two variants of one enum (or one known only at run time): the variant's
+  // index is data.
+  if (a.kind == Val::Kind::Enum && b.kind == Val::Kind::Enum && a.enumItem == b.enumItem &&
+      (a.variant != b.variant || a.isRuntimeEnum()))
+    return runtimeEnumTemplate(a.enumItem);
   if (a.kind != b.kind || a.elements.size() != b.elements.size() || a.structItem != b.structItem) {
     why = "differ in their compile-time structure";
     return std::nullopt;
@@ -198,6 +208,8 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     std::string why;
     std::optional<Val> tmpl;
     if (t.isTensor()) tmpl = Val::tensor(mlir::Value(), t);
+    else if (v.kind == Val::Kind::Enum && !notation_)
+      tmpl = runtimeEnumTemplate(v.enumItem);  // the body may assign another variant
     else if (v.kind == Val::Kind::None && t.kind() == check::TypeKind::Optional)
       tmpl = presenceAtRunTime(t);  // `none` before the loop, assigned in it
     if (!tmpl) tmpl = planMerge(v, v, t, why);
@@ -302,6 +314,14 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
         out.push_back(*z);
         return true;
       });
+    }
+    if (t.isRuntimeEnum() && x.kind == Val::Kind::Enum && x.enumItem == t.enumItem) {
+      if (x.isRuntimeEnum()) return walk(t.elements[0], x.elements[0]);
+      // A variant known here: its index.
+      auto index = asTensor(Val::integer(shape::DimExpr::constant(x.variant)), t.elements[0].type, at);
+      if (!index) return false;
+      out.push_back(*index);
+      return true;
     }
     if (t.kind != x.kind || t.elements.size() != x.elements.size()) {
       if (t.kind == Val::Kind::Some)
@@ -529,6 +549,40 @@ Result Lowerer::lowerMaybeMatch(const ast::MatchExpr* e, const Val& s) {
   return lowerRuntimeChoice(*cond, e->span, typeOf(e), {[&] { return lowerMatchOn(e, some); }, e->span},
                             {[&] { return lowerMatchOn(e, Val::of(Val::Kind::None)); }, e->span},
                             what + " whose arms");
+}
+
+// `match` on an enum known only at run time, from arm `first` on: an
+// `scf.if` on the index per variant arm, the last arm (or one binding the
+// value) taken without a test, as the checker proved the match exhaustive.
+Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, size_t first) {
+  const std::string what = "a `match` on an enum known only at run time";
+  if (notation_) return unsupported(e->span, what + " inside index notation");
+  for (size_t k = first; k < e->arms.size(); ++k) {
+    const ast::MatchArm& arm = e->arms[k];
+    const ast::Pattern* p = arm.pattern;
+    const Symbol* sym = p->kind == ast::PatternKind::Binding ? module().symbolOf(p->name) : nullptr;
+    if (!(sym && sym->kind == SymbolKind::EnumVariant)) {
+      if (!bindPattern(p, s)) return std::nullopt;
+      return lowerExpr(arm.value);
+    }
+    if (k + 1 == e->arms.size()) return lowerExpr(arm.value);
+    auto index = enumIndex(s, e->scrutinee->span);
+    if (!index) return std::nullopt;
+    mlir::Location l = loc(arm.pattern->span);
+    mlir::Value variant = builder_.create<mlir::arith::ConstantIntOp>(l, sym->variant, 32);
+    mlir::Value cond = builder_.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::eq, *index, variant);
+    return lowerRuntimeChoice(cond, e->span, typeOf(e), {[&] { return lowerExpr(arm.value); }, arm.value->span},
+                              {[&] { return lowerRuntimeEnumMatch(e, s, k + 1); }, e->span}, what + " whose arms");
+  }
+  return unsupported(e->span, what);
+}
+
+// The variant index of an enum value as an i32 scalar: a constant for a
+// known variant, read from its tensor for one known at run time.
+std::optional<mlir::Value> Lowerer::enumIndex(const Val& v, Span at) {
+  mlir::Location l = loc(at);
+  if (!v.isRuntimeEnum()) return builder_.create<mlir::arith::ConstantIntOp>(l, v.variant, 32).getResult();
+  return builder_.create<mlir::tensor::ExtractOp>(l, v.elements[0].value, mlir::ValueRange{}).getResult();
 }
 
 Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<check::Type> type, const RuntimeArm& then,

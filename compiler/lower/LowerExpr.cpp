@@ -502,12 +502,23 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
         default: break;
       }
     }
-    // Enum values are compile-time (a run-time `if` cannot yield two
-    // variants): `==`/`!=` of two compare their variants.
+    // `==`/`!=` of two enum values: decided here when both variants are
+    // known, else a comparison of their indices (a `bool` scalar).
     if (l->kind == Val::Kind::Enum && r->kind == Val::Kind::Enum &&
         (e->op == ast::BinaryOp::Eq || e->op == ast::BinaryOp::Ne)) {
-      bool same = l->enumItem == r->enumItem && l->variant == r->variant;
-      return Val::boolean(e->op == ast::BinaryOp::Eq ? same : !same);
+      if (!l->isRuntimeEnum() && !r->isRuntimeEnum()) {
+        bool same = l->enumItem == r->enumItem && l->variant == r->variant;
+        return Val::boolean(e->op == ast::BinaryOp::Eq ? same : !same);
+      }
+      if (notation_) return unsupported(e->span, "comparing an enum known only at run time inside index notation");
+      auto a = enumIndex(*l, e->lhs->span);
+      auto b = enumIndex(*r, e->rhs->span);
+      if (!a || !b) return std::nullopt;
+      mlir::Location at = loc(e->span);
+      auto predicate = e->op == ast::BinaryOp::Eq ? mlir::arith::CmpIPredicate::eq : mlir::arith::CmpIPredicate::ne;
+      mlir::Value flag = builder_.create<mlir::arith::CmpIOp>(at, predicate, *a, *b);
+      return Val::tensor(emit::scalarTensor(builder_, at, flag),
+                         check::Type::scalar(check::DType::of(ast::ScalarType::Bool)));
     }
     if (l->kind == Val::Kind::Bool && r->kind == Val::Kind::Bool) {
       switch (e->op) {
@@ -861,6 +872,7 @@ Result Lowerer::lowerMatch(const ast::MatchExpr* e) {
 }
 
 Result Lowerer::lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee) {
+  if (scrutinee.isRuntimeEnum()) return lowerRuntimeEnumMatch(e, scrutinee, 0);
   const Val* s = &scrutinee;
   for (const ast::MatchArm& arm : e->arms) {
     const ast::Pattern* p = arm.pattern;

@@ -115,6 +115,20 @@ struct Val {
     r.elements.push_back(std::move(payload));
     return r;
   }
+  // An enum value known only at run time (an `if` on data yielding different
+  // variants, an enum carried by a loop, an entry parameter): Kind::Enum
+  // with `variant` kRuntimeVariant and elements[0] the variant's index, a
+  // Tensor of Linnet type `i32` (rank 0). Flattened as that tensor.
+  static constexpr uint32_t kRuntimeVariant = UINT32_MAX;
+  static Val runtimeEnum(const ast::EnumItem* item, Val index) {
+    Val r;
+    r.kind = Kind::Enum;
+    r.enumItem = item;
+    r.variant = kRuntimeVariant;
+    r.elements.push_back(std::move(index));
+    return r;
+  }
+  bool isRuntimeEnum() const { return kind == Kind::Enum && variant == kRuntimeVariant; }
   bool isData() const { return kind == Kind::Tensor || kind == Kind::Element; }
 };
 
@@ -228,6 +242,8 @@ class Lowerer {
   Result lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee);
   // `match` on an optional whose presence is known only at run time (LowerControl.cpp).
   Result lowerMaybeMatch(const ast::MatchExpr* e, const Val& scrutinee);
+  Result lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& scrutinee, size_t firstArm);
+  std::optional<mlir::Value> enumIndex(const Val& v, Span at);
   Result lowerIf(const ast::IfExpr* e);
   Result callFunction(const check::CallBinding& binding, const ast::CallExpr* call,
                       std::optional<Val> receiver);

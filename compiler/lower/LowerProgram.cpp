@@ -75,7 +75,7 @@ std::optional<LoweredProgram> Lowerer::run() {
 
 // A result or argument type, every part a tensor.
 static bool flatten(const check::Type& t, std::vector<check::Type>& out) {
-  if (t.kind() == check::TypeKind::Tensor) {
+  if (t.kind() == check::TypeKind::Tensor || t.kind() == check::TypeKind::Enum) {
     out.push_back(t);
     return true;
   }
@@ -346,10 +346,18 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
               return false;
           return true;
         }
+        if (t.kind() == check::TypeKind::Enum) {
+          // Its variant's index, an i32 scalar the runtime checks is one.
+          inputs.push_back(mlir::RankedTensorType::get({}, builder_.getI32Type()));
+          paramLeaves[param].push_back(t);
+          SlotType slot{name, ast::ScalarType::I32, {}};
+          slot.enumItem = t.enumItem();
+          out.args.push_back(slot);
+          return true;
+        }
         if (!t.isTensor()) {
           unsupported(entry.params[param].span,
-                      fmt::format("an entry parameter of type `{}` (an enum, or an optional of an optional)",
-                                  check::str(t)));
+                      fmt::format("an entry parameter of type `{}` (an optional of an optional)", check::str(t)));
           return false;
         }
         auto tt = tensorType(t, entry.params[param].span);
@@ -378,6 +386,13 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   }
   std::vector<mlir::Type> results;
   for (const check::Type& t : resultTypes) {
+    if (t.kind() == check::TypeKind::Enum) {
+      results.push_back(mlir::RankedTensorType::get({}, builder_.getI32Type()));
+      SlotType slot{"", ast::ScalarType::I32, {}};
+      slot.enumItem = t.enumItem();
+      out.results.push_back(slot);
+      continue;
+    }
     auto tt = tensorType(t, entry.name.span);
     if (!tt) return false;
     results.push_back(*tt);
@@ -411,6 +426,9 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       for (size_t k = 0; k < t.structItem()->fields.size(); ++k) v.elements.push_back(fromArguments(fieldType(t, k)));
       return v;
     }
+    if (t.kind() == check::TypeKind::Enum)
+      return Val::runtimeEnum(t.enumItem(), Val::tensor(body->getArgument(arg++), check::Type::scalar(check::DType::of(
+                                                                                       ast::ScalarType::I32))));
     if (t.kind() != check::TypeKind::Tuple) return Val::tensor(body->getArgument(arg++), t);
     Val v = Val::of(Val::Kind::Tuple);
     for (const check::Type& e : t.elements()) v.elements.push_back(fromArguments(e));
@@ -440,6 +458,18 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       bool typed = type && type->kind() == check::TypeKind::Tuple && type->elements().size() == v.elements.size();
       for (size_t i = 0; i < v.elements.size(); ++i)
         if (!materialize(v.elements[i], typed ? &type->elements()[i] : nullptr)) return false;
+      return true;
+    }
+    if (v.kind == Val::Kind::Enum) {
+      // Its variant's index (docs/abi.md "Enums").
+      check::Type i32 = check::Type::scalar(check::DType::of(ast::ScalarType::I32));
+      if (v.isRuntimeEnum()) {
+        v = v.elements[0];
+        return true;
+      }
+      auto index = asTensor(Val::integer(shape::DimExpr::constant(v.variant)), i32, entry.name.span);
+      if (!index) return false;
+      v = Val::tensor(*index, i32);
       return true;
     }
     if (v.isData() || (v.kind != Val::Kind::Int && v.kind != Val::Kind::Float && v.kind != Val::Kind::Bool))

@@ -20,7 +20,15 @@ bool structureKey(const Val& v, std::string& out) {
     case Val::Kind::Bool: out += v.flag ? "true;" : "false;"; return true;
     case Val::Kind::Unit: out += "unit;"; return true;
     case Val::Kind::None: out += "none;"; return true;
-    case Val::Kind::Enum: out += fmt::format("e:{}:{};", static_cast<const void*>(v.enumItem), v.variant); return true;
+    case Val::Kind::Enum:
+      if (v.isRuntimeEnum()) {
+        out += fmt::format("e:{}:?(", static_cast<const void*>(v.enumItem));
+        if (!structureKey(v.elements[0], out)) return false;
+        out += ")";
+        return true;
+      }
+      out += fmt::format("e:{}:{};", static_cast<const void*>(v.enumItem), v.variant);
+      return true;
     case Val::Kind::Maybe: out += "?"; [[fallthrough]];
     case Val::Kind::Some:
     case Val::Kind::Tuple:

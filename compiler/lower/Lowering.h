@@ -53,6 +53,9 @@ struct SlotType {
   std::string name;
   ast::ScalarType dtype;
   std::vector<std::string> shape;
+  // An enum value (an i32 scalar, its variant's index): the enum's name and
+  // its variants in order, for the manifest (docs/abi.md "Enums").
+  const ast::EnumItem* enumItem = nullptr;
 };
 
 struct LoweredEntry {

@@ -73,6 +73,15 @@ bool dimRelationHolds(DimRelation relation, std::int64_t lhs, std::int64_t rhs) 
   return false;
 }
 
+std::optional<std::int32_t> EnumSpec::indexOf(std::string_view text) const {
+  if (text.size() > name.size() + 1 && text.substr(0, name.size()) == name && text[name.size()] == '.')
+    text.remove_prefix(name.size() + 1);
+  for (std::size_t i = 0; i < variants.size(); ++i)
+    if (variants[i] == text)
+      return static_cast<std::int32_t>(i);
+  return std::nullopt;
+}
+
 const ArgSpec *EntrySpec::findArg(std::string_view argName) const {
   for (const ArgSpec &arg : args)
     if (arg.name == argName)
@@ -199,6 +208,41 @@ private:
     if ((*value)->size() > Manifest::kMaxListLength)
       return fail(join(where, key), "more than {} items", Manifest::kMaxListLength);
     return value;
+  }
+
+  // An arg's or result's `enum`: an i32 scalar, a name and its variants,
+  // identifiers, unique, at least one.
+  Expected<std::optional<EnumSpec>> readEnum(const json &object, const std::string &where, DType type,
+                                             const std::vector<DimExpr> &shape) const {
+    auto it = object.find("enum");
+    if (it == object.end())
+      return std::optional<EnumSpec>();
+    const std::string at = join(where, "enum");
+    if (type != DType::I32 || !shape.empty())
+      return fail(at, "an enum value is an i32 scalar");
+    if (Status s = checkObject(*it, at, {"name", "variants"}); !s)
+      return s.error();
+    Expected<std::string> name = string(*it, "name", at, true);
+    if (!name)
+      return name.error();
+    if (!isIdentifier(*name))
+      return fail(join(at, "name"), "{} is not an identifier", jsonQuoted(*name));
+    Expected<const json *> list = array(*it, "variants", at, true);
+    if (!list)
+      return list.error();
+    EnumSpec spec{*name, {}};
+    for (std::size_t i = 0; i < (*list)->size(); ++i) {
+      const json &v = (**list)[i];
+      std::string vat = fmt::format("{}.variants[{}]", at, i);
+      if (!v.is_string() || !isIdentifier(v.get<std::string>()))
+        return fail(vat, "expected an identifier");
+      if (spec.indexOf(v.get<std::string>()))
+        return fail(vat, "`{}` is listed twice", v.get<std::string>());
+      spec.variants.push_back(v.get<std::string>());
+    }
+    if (spec.variants.empty())
+      return fail(join(at, "variants"), "an enum needs at least one variant");
+    return std::optional<EnumSpec>(std::move(spec));
   }
 
   Expected<DType> dtype(const json &object, const std::string &where) const {
@@ -555,7 +599,7 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
   for (std::size_t i = 0; i < (*args)->size(); ++i) {
     const json &a = (**args)[i];
     std::string at = fmt::format("{}.args[{}]", where, i);
-    if (Status s = checkObject(a, at, {"name", "dtype", "shape"}); !s)
+    if (Status s = checkObject(a, at, {"name", "dtype", "shape", "enum"}); !s)
       return s.error();
     Expected<std::string> argName = string(a, "name", at, true);
     if (!argName)
@@ -570,7 +614,10 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
     Expected<std::vector<DimExpr>> shape = expressionShape(a, at, names);
     if (!shape)
       return shape.error();
-    entry.args.push_back({*argName, *type, std::move(*shape)});
+    Expected<std::optional<EnumSpec>> enumType = readEnum(a, at, *type, *shape);
+    if (!enumType)
+      return enumType.error();
+    entry.args.push_back({*argName, *type, std::move(*shape), std::move(*enumType)});
   }
 
   Expected<const json *> results = array(e, "results", where, true);
@@ -579,7 +626,7 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
   for (std::size_t i = 0; i < (*results)->size(); ++i) {
     const json &r = (**results)[i];
     std::string at = fmt::format("{}.results[{}]", where, i);
-    if (Status s = checkObject(r, at, {"dtype", "shape"}); !s)
+    if (Status s = checkObject(r, at, {"dtype", "shape", "enum"}); !s)
       return s.error();
     Expected<DType> type = dtype(r, at);
     if (!type)
@@ -587,7 +634,10 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
     Expected<std::vector<DimExpr>> shape = expressionShape(r, at, names);
     if (!shape)
       return shape.error();
-    entry.results.push_back({*type, std::move(*shape)});
+    Expected<std::optional<EnumSpec>> enumType = readEnum(r, at, *type, *shape);
+    if (!enumType)
+      return enumType.error();
+    entry.results.push_back({*type, std::move(*shape), std::move(*enumType)});
   }
 
   Expected<std::string> state = string(e, "state", where, true);
@@ -604,6 +654,11 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
 
   if (Status s = readChecks(e, where, names, entry); !s)
     return s.error();
+  // An enum argument is one of its variants' indices.
+  for (std::size_t i = 0; i < entry.args.size(); ++i)
+    if (const std::optional<EnumSpec> &type = entry.args[i].enumType)
+      entry.checks.push_back({ValueCheckKind::Range, entry.args[i].name, i, DimExpr::constant(0),
+                              DimExpr::constant(static_cast<std::int64_t>(type->variants.size()))});
   if (Status s = readRequires(e, where, names, entry); !s)
     return s.error();
   return entry;

@@ -55,15 +55,27 @@ struct ParameterSpec {
   std::vector<std::int64_t> shape;
 };
 
+// An enum value, passed as its variant's index (an i32 scalar): the enum's
+// name and its variants in order (the manifest's `enum`, docs/abi.md "Enums").
+struct EnumSpec {
+  std::string name;
+  std::vector<std::string> variants;
+  // The index of `text`, a variant's name, bare or after the enum's name
+  // (`Negate`, `Mode.Negate`); nullopt for any other text.
+  std::optional<std::int32_t> indexOf(std::string_view text) const;
+};
+
 struct ArgSpec {
   std::string name;
   DType dtype;
   std::vector<DimExpr> shape; // one per axis; empty for a scalar
+  std::optional<EnumSpec> enumType;
 };
 
 struct ResultSpec {
   DType dtype;
   std::vector<DimExpr> shape;
+  std::optional<EnumSpec> enumType;
 };
 
 enum class StateAccess : std::uint8_t { None, Read, Write };

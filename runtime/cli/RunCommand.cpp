@@ -14,11 +14,14 @@
 #include "runtime/io/Npy.h"
 #include "runtime/io/SafeTensorsWriter.h"
 #include "runtime/io/TensorLiteral.h"
+
+#include <cctype>
 #include "runtime/io/TensorPrinter.h"
 
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -28,6 +31,20 @@
 namespace linnet::rt {
 
 namespace {
+
+// `Negate` or `Mode.Negate`: how a variant of an enum argument is written.
+bool isVariantSpelling(std::string_view text) {
+  auto identifier = [](std::string_view part) {
+    if (part.empty() || !(std::isalpha(static_cast<unsigned char>(part[0])) || part[0] == '_'))
+      return false;
+    return std::all_of(part.begin(), part.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  };
+  std::size_t dot = text.find('.');
+  if (dot == std::string_view::npos)
+    return identifier(text);
+  return identifier(text.substr(0, dot)) && identifier(text.substr(dot + 1));
+}
 
 using nlohmann::json;
 
@@ -246,9 +263,12 @@ private:
           value.npyPath = arg->second.substr(1);
         } else {
           Expected<json> parsed = parseStrictJson(arg->second, "value");
-          if (!parsed)
+          if (parsed)
+            value.literal = std::move(*parsed);
+          else if (isVariantSpelling(arg->second))
+            value.literal = json(arg->second); // an enum variant, `Negate` or `Mode.Negate`
+          else
             return input(fmt::format("--arg {}: not a number or a nested list: `{}`", arg->first, arg->second));
-          value.literal = std::move(*parsed);
         }
         call.args.emplace_back(arg->first, std::move(value));
       }
@@ -360,6 +380,12 @@ private:
         std::string name = results->size() == 1 ? std::to_string(i) : fmt::format("{}.{}", i, r);
         if (options_.print) {
           std::string text = formatTensor((*results)[r]);
+          // An enum result: its variant's name after the index.
+          if (const std::optional<EnumSpec> &e = entry->results[r].enumType) {
+            std::int64_t index = (*results)[r].elementAsInt(0);
+            if (index >= 0 && static_cast<std::size_t>(index) < e->variants.size())
+              text += fmt::format(" ({}.{})", e->name, e->variants[static_cast<std::size_t>(index)]);
+          }
           std::fprintf(options_.out, "%s: %s\n", name.c_str(), text.c_str());
         }
         saved.emplace_back(std::move(name), std::move((*results)[r]));
@@ -389,6 +415,18 @@ private:
           names.push_back(a.name);
         return makeError("entry `{}` has no argument `{}` (its arguments: {})", entry.name, name,
                          names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
+      }
+      if (value.literal && value.literal->is_string()) {
+        // A variant's name, for an enum argument only.
+        std::string text = value.literal->get<std::string>();
+        if (!spec->enumType)
+          return makeError("argument `{}`: `{}` is a name, and the argument is not an enum", name, text);
+        std::optional<std::int32_t> index = spec->enumType->indexOf(text);
+        if (!index)
+          return makeError("argument `{}`: `{}` is not a variant of `{}` (its variants: {})", name, text,
+                           spec->enumType->name, fmt::join(spec->enumType->variants, ", "));
+        args.emplace(name, HostTensor::scalar(DType::I32, static_cast<double>(*index)));
+        continue;
       }
       Expected<HostTensor> tensor = value.npyPath ? readNpyAs(*value.npyPath, spec->dtype, exactNpy)
                                                   : tensorFromJson(*value.literal, spec->dtype, spec->shape.size());
@@ -432,10 +470,15 @@ private:
           PlannedValue value;
           if (item.value().is_string()) {
             std::string s = item.value().get<std::string>();
-            if (s.empty() || s[0] != '@')
-              return makeError("{}: argument `{}`: a string value must be @FILE.npy", where, item.key());
-            std::filesystem::path npy = s.substr(1);
-            value.npyPath = npy.is_absolute() ? npy : base / npy;
+            if (isVariantSpelling(s)) {
+              value.literal = item.value(); // an enum variant
+            } else {
+              if (s.empty() || s[0] != '@')
+                return makeError("{}: argument `{}`: a string value must be @FILE.npy or an enum variant", where,
+                                 item.key());
+              std::filesystem::path npy = s.substr(1);
+              value.npyPath = npy.is_absolute() ? npy : base / npy;
+            }
           } else {
             value.literal = item.value();
           }

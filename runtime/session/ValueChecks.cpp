@@ -104,6 +104,13 @@ Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *c
       if (!below && !above)
         continue;
       std::string where = arg.rank() == 0 ? std::string() : " element " + formatIndex(i, arg.shape());
+      if (const std::optional<EnumSpec> &e = entry.args[check.argIndex].enumType) {
+        std::vector<std::string> variants;
+        for (std::size_t k = 0; k < e->variants.size(); ++k)
+          variants.push_back(fmt::format("{} {}", k, e->variants[k]));
+        return makeError("argument `{}`{} is {}: not a variant of `{}` ({})", check.arg, where, shown, e->name,
+                         fmt::join(variants, ", "));
+      }
       std::string range;
       if (min && max)
         range = fmt::format("must be in {}..{} (>= {} and < {})", *min, *max, formatBound(*check.min, *min),

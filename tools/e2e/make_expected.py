@@ -626,6 +626,42 @@ def enums(rng):
 
 
 @program
+def enums_at_run_time(rng):
+    x = dyadic(rng, (4,))
+    modes = ["Double", "Negate", "Keep"]
+    def apply(v, mode):
+        return {"Double": v * 2.0, "Negate": -v, "Keep": v}[mode]
+    calls = []
+    for c, d in [(True, True), (False, True), (False, False)]:
+        m = "Double" if c else ("Negate" if d else "Keep")
+        calls.append(call("pick", {"x": x, "c": c, "d": d}, result(apply(x, m), "f32", EXACT)))
+    for c in [True, False]:
+        for d in [True, False]:
+            m = "Double" if c else "Keep"
+            n = "Double" if d else "Negate"
+            a = x if m == "Keep" else x + 1.0
+            b = x * 3.0 if m != n else x
+            calls.append(call("compare", {"x": x, "c": c, "d": d}, result(a, "f32", EXACT_DYADIC, part=0),
+                              result(b, "f32", EXACT_DYADIC, part=1)))
+    for c in [True, False]:
+        out = -x if c else apply(x * 5.0, "Keep")
+        calls.append(call("catch_all", {"x": x, "c": c}, result(out, "f32", EXACT_DYADIC)))
+    for n in [0, 1, 2, 4, 7, -3]:
+        m, y = "Keep", x.astype(np.float64)
+        for _ in range(max(n, 0)):
+            m = modes[(modes.index(m) + 1) % 3]
+            y = apply(y, m) + 1.0
+        calls.append(call("cycle", {"x": x, "n": np.int32(n)}, result(y, "f32", EXACT_DYADIC)))
+    # An enum argument by name, qualified or not, or by its index.
+    for mode in ["Double", "Mode.Negate", 2]:
+        m = modes[mode] if isinstance(mode, int) else mode.split(".")[-1]
+        calls.append(call("given", {"x": x, "mode": mode}, result(apply(x, m), "f32", EXACT)))
+    for i, m in enumerate(modes):
+        calls.append(call("advanced", {"mode": m}, result((i + 1) % 3, "i32", part=0), result(1, "i32", part=1)))
+    return calls
+
+
+@program
 def structures(rng):
     x = dyadic(rng, (2, 3))
     a = rng.integers(-9, 10, size=3).astype(np.int32)

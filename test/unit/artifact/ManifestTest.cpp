@@ -176,6 +176,46 @@ TEST(ManifestTest, Checks) {
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["step"] = "1"; }), "unknown key \"step\"");
 }
 
+// An enum argument or result: an i32 scalar with identifiers, unique, at
+// least one; an argument gets a range check 0 <= index < variants.
+TEST(ManifestTest, Enums) {
+  auto withEnum = [](json enumValue, std::string dtype = "i32", json shape = json::array()) {
+    return edited([&](json &m) {
+      m["entries"][0]["args"].push_back({{"name", "mode"}, {"dtype", dtype}, {"shape", shape}, {"enum", enumValue}});
+    });
+  };
+  json good = {{"name", "Mode"}, {"variants", {"Double", "Negate", "Keep"}}};
+  Expected<Manifest> parsed = parseManifest(withEnum(good).dump(), "m.lnpkg");
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  const EntrySpec &entry = parsed->entries[0];
+  const ArgSpec &mode = entry.args.back();
+  ASSERT_TRUE(mode.enumType.has_value());
+  EXPECT_EQ(mode.enumType->variants.size(), 3u);
+  EXPECT_EQ(mode.enumType->indexOf("Negate"), 1);
+  EXPECT_EQ(mode.enumType->indexOf("Mode.Keep"), 2);
+  EXPECT_EQ(mode.enumType->indexOf("Other.Keep"), std::nullopt);
+  EXPECT_EQ(mode.enumType->indexOf("Mode."), std::nullopt);
+  ASSERT_FALSE(entry.checks.empty());
+  const ValueCheck &check = entry.checks.back();
+  EXPECT_EQ(check.arg, "mode");
+  EXPECT_EQ(check.argIndex, entry.args.size() - 1);
+  EXPECT_EQ(check.min->text(), "0");
+  EXPECT_EQ(check.max->text(), "3");
+
+  EXPECT_ERROR(withEnum(good, "f32"), "args[1].enum: an enum value is an i32 scalar");
+  EXPECT_ERROR(withEnum(good, "i32", {"N"}), "an enum value is an i32 scalar");
+  EXPECT_ERROR(withEnum({{"name", "Mode"}, {"variants", json::array()}}), "an enum needs at least one variant");
+  EXPECT_ERROR(withEnum({{"name", "Mode"}, {"variants", {"A", "A"}}}), "variants[1]: `A` is listed twice");
+  EXPECT_ERROR(withEnum({{"name", "Mode"}, {"variants", {"A", "b c"}}}), "variants[1]: expected an identifier");
+  EXPECT_ERROR(withEnum({{"name", "Mode"}, {"variants", {"A", 1}}}), "variants[1]: expected an identifier");
+  EXPECT_ERROR(withEnum({{"name", "1x"}, {"variants", {"A"}}}), "enum.name: \"1x\" is not an identifier");
+  EXPECT_ERROR(withEnum({{"name", "Mode"}, {"variants", {"A"}}, {"doc", ""}}), "unknown key \"doc\"");
+  EXPECT_ERROR(withEnum({{"name", "Mode"}}), "enum: missing `variants`");
+  EXPECT_ERROR(withEnum("Mode"), "enum: expected an object");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][0]["results"][0]["enum"] = {{"name", "M"}, {"variants", {"A"}}}; }),
+               "results[0].enum: an enum value is an i32 scalar");
+}
+
 TEST(ManifestTest, Requires) {
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["requires"] = json::object(); }),
                "entries[2].requires: expected an array");

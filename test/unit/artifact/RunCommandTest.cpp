@@ -184,8 +184,11 @@ TEST_F(RunCommandTest, InputErrors) {
   EXPECT_HAS(run(options).err, "calls[0]: unknown key \"extra\"");
   options.callsFile = writeCalls(R"({"calls": {}})");
   EXPECT_HAS(run(options).err, "expected {\"calls\": [...]}");
+  options.callsFile = writeCalls(R"({"calls": [{"entry": "accumulate", "args": {"v": "some text"}}]})");
+  EXPECT_HAS(run(options).err, "a string value must be @FILE.npy or an enum variant");
+  // A name is an enum variant, and `v` is no enum.
   options.callsFile = writeCalls(R"({"calls": [{"entry": "accumulate", "args": {"v": "text"}}]})");
-  EXPECT_HAS(run(options).err, "a string value must be @FILE.npy");
+  EXPECT_HAS(run(options).err, "argument `v`: `text` is a name, and the argument is not an enum");
 }
 
 TEST_F(RunCommandTest, ArtifactImageInMemory) {
