@@ -291,12 +291,8 @@ FailureOr<CacheTiles> tileForCache(RewriterBase& rewriter, linalg::LinalgOp op, 
   return out;
 }
 
-// How far ahead of the vector loop each row of a row-blocked reduction is
-// prefetched. The kRows rows of a block are kRows interleaved streams a row
-// apart, each crossing 4 KiB pages (the mapped checkpoint's pages are not
-// huge pages) where the hardware prefetcher starts over. Measured on a
-// 2-thread AVX-512 machine, decode-shaped bf16 products from a mapped file:
-// 14-19 GB/s without, 22-26 GB/s with 512-768 bytes ahead (1 KiB: 23).
+// The streamed rows worth prefetching are at least 4 x this long (the
+// distance the pass's `row-prefetch-bytes` defaults to, see Passes.td).
 constexpr int64_t kPrefetchBytes = 768;
 
 // The operands of a row-blocked reduction that its rows stream through
@@ -330,9 +326,9 @@ SmallVector<std::pair<OpOperand*, int64_t>> streamedRows(linalg::LinalgOp op, un
 
 // In the innermost (vector) loop of a row-blocked reduction, a prefetch of
 // each of the block's `rows` rows of every streamed operand (streamedRows),
-// kPrefetchBytes ahead, clamped to the row's last element.
+// `distance` bytes ahead, clamped to the row's last element.
 void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<scf::ForOp> loops, unsigned rowsLoop,
-                  int64_t rows) {
+                  int64_t rows, int64_t distance) {
   unsigned inner = op.getNumLoops() - 1;
   if (loops.size() != op.getNumLoops()) return;
   for (auto [operand, bytes] : streamedRows(op, rowsLoop)) {
@@ -341,7 +337,7 @@ void prefetchRows(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayRef<s
     Location loc = op.getLoc();
     rewriter.setInsertionPointToStart(loops.back().getBody());
     Value ahead = rewriter.create<arith::AddIOp>(loc, loops.back().getInductionVar(),
-                                                 rewriter.create<arith::ConstantIndexOp>(loc, kPrefetchBytes / bytes));
+                                                 rewriter.create<arith::ConstantIndexOp>(loc, distance / bytes));
     Value end = rewriter.create<arith::ConstantIndexOp>(loc, type.getShape().back() - 1);
     if (type.isDynamicDim(type.getRank() - 1))
       end = rewriter.create<arith::SubIOp>(
@@ -434,7 +430,7 @@ void prefetchNextTile(RewriterBase& rewriter, linalg::LinalgOp op, MutableArrayR
 // vectorizes the tile (masked where the extent is not a multiple).
 // Returns the tile loops, outermost first, or failure with `op` unchanged.
 FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, linalg::LinalgOp op,
-                                                      int64_t length, std::optional<unsigned> rowsLoop,
+                                                      int64_t length, int64_t prefetch, std::optional<unsigned> rowsLoop,
                                                       std::optional<unsigned> tokensLoop = std::nullopt,
                                                       bool nextTile = false) {
   SmallVector<int64_t> sizes(op.getNumLoops(), 1);
@@ -460,7 +456,7 @@ FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, li
     for (Operation* loop : llvm::reverse(tiled->loops)) rewriter.eraseOp(loop);
     return failure();
   }
-  if (rowsLoop) prefetchRows(rewriter, op, loops, *rowsLoop, rows);
+  if (rowsLoop && prefetch > 0) prefetchRows(rewriter, op, loops, *rowsLoop, rows, prefetch);
   if (rowsLoop && tokensLoop && nextTile) prefetchNextTile(rewriter, op, loops, *rowsLoop, rows, *tokensLoop);
   return loops;
 }
@@ -470,14 +466,15 @@ FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, li
 // kTokens and peeled: the full blocks get static shapes (no masks, so their
 // accumulators stay in registers), the last partial block is vectorized a
 // token at a time.
-LogicalResult vectorizeTile(RewriterBase& rewriter, linalg::LinalgOp op, int64_t length) {
+LogicalResult vectorizeTile(RewriterBase& rewriter, linalg::LinalgOp op, int64_t length, int64_t prefetch) {
   std::optional<unsigned> rows = rowBlockedLoop(op);
   std::optional<unsigned> tokens = rows ? tokenBlockedLoop(op, *rows) : std::nullopt;
   auto plain = [&](linalg::LinalgOp tile, std::optional<unsigned> blockTokens) -> LogicalResult {
     FailureOr<SmallVector<scf::ForOp>> loops = failure();
-    if (blockTokens) loops = vectorizeInnermost(rewriter, tile, length, rows, blockTokens, /*nextTile=*/true);
-    if (failed(loops)) loops = vectorizeInnermost(rewriter, tile, length, rows);
-    if (failed(loops) && rows) loops = vectorizeInnermost(rewriter, tile, length, std::nullopt);
+    if (blockTokens)
+      loops = vectorizeInnermost(rewriter, tile, length, prefetch, rows, blockTokens, /*nextTile=*/true);
+    if (failed(loops)) loops = vectorizeInnermost(rewriter, tile, length, prefetch, rows);
+    if (failed(loops) && rows) loops = vectorizeInnermost(rewriter, tile, length, prefetch, std::nullopt);
     if (failed(loops)) return failure();
     rewriter.eraseOp(tile);
     return success();
@@ -609,7 +606,7 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
             for (size_t i = *rows + 1; i < ranges.size(); ++i)
               pointWork = rewriter.create<arith::MulIOp>(
                   loc, pointWork, getValueOrCreateConstantIndexOp(rewriter, loc, ranges[i].size));
-            if (succeeded(vectorizeTile(rewriter, tiles->inner, vectorLength))) {
+            if (succeeded(vectorizeTile(rewriter, tiles->inner, vectorLength, rowPrefetchBytes))) {
               rewriter.eraseOp(op);
               // Threads share the tile loops that are perfectly nested
               // (parallelize clones only the innermost one's body) with
@@ -636,11 +633,11 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
         std::optional<unsigned> tokens = rows ? tokenBlockedLoop(op, *rows) : std::nullopt;
         if (tokens && !fullTokenBlocks(op, *tokens)) tokens = std::nullopt;
         FailureOr<SmallVector<scf::ForOp>> loops = failure();
-        if (tokens) loops = vectorizeInnermost(rewriter, op, vectorLength, rows, tokens);
-        if (failed(loops)) loops = vectorizeInnermost(rewriter, op, vectorLength, rows);
+        if (tokens) loops = vectorizeInnermost(rewriter, op, vectorLength, rowPrefetchBytes, rows, tokens);
+        if (failed(loops)) loops = vectorizeInnermost(rewriter, op, vectorLength, rowPrefetchBytes, rows);
         // Rows the vectorizer cannot block are vectorized one at a time.
         if (failed(loops) && rows)
-          loops = vectorizeInnermost(rewriter, op, vectorLength, std::nullopt);
+          loops = vectorizeInnermost(rewriter, op, vectorLength, rowPrefetchBytes, std::nullopt);
         if (succeeded(loops)) {
           rewriter.eraseOp(op);
           size_t depth = parallelDepth(iterators, *loops);

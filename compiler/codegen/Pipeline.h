@@ -35,6 +35,9 @@ struct TargetOptions {
   // Whether bf16 sums of products use the pair dot product of AVX512-BF16
   // (`vdpbf16ps`): `features` has it and vectors are 16 f32 lanes.
   bool bf16DotProducts() const;
+  // How far ahead a row-blocked reduction's vector loop prefetches each row
+  // (0: not at all), by the CPU's name (Pipeline.cpp says why).
+  int64_t rowPrefetchBytes() const;
   // The machine this process runs on: its triple, CPU name and features.
   static TargetOptions host();
   // These options with `overrides` applied: a comma-separated list of

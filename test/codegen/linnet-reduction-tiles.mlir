@@ -14,6 +14,7 @@
 // - prefetch: long rows of a row-blocked product are prefetched ahead, and
 //   in a cache tile with a static token count the next tile's rows too.
 // RUN: %linnet-opt %s -linnet-linalg-to-parallel-loops=vector-length=16 -canonicalize | FileCheck %s
+// RUN: %linnet-opt %s -linnet-linalg-to-parallel-loops="vector-length=16 row-prefetch-bytes=0" -canonicalize | FileCheck %s --check-prefix=NOPF
 
 #w3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #x3 = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -156,6 +157,14 @@ func.func @small_one_token_product(%x: memref<1x64xbf16>, %w: memref<64x64xbf16>
 
 // Long rows (4 KiB of bf16) are prefetched 768 bytes (384 elements) ahead
 // in the vector loop, each of the block's 8 rows, clamped to the row's end.
+// With row-prefetch-bytes=0 (the pipeline's choice on AMD Zen) no row is
+// prefetched; the next tile's rows still are (L2, below).
+// NOPF-LABEL: func @long_row_product
+// NOPF-NOT: memref.prefetch
+// NOPF-LABEL: func @batch_next_tile
+// NOPF: memref.prefetch %{{.*}}, read, locality<2>, data
+// NOPF-NOT: locality<3>
+// NOPF-LABEL: func @dynamic_tokens_no_next_tile
 // CHECK-LABEL: func @long_row_product
 // CHECK: scf.for %[[ROW:.*]] = %c0 to %c32 step %c8
 // CHECK: scf.for %[[K:.*]] = %c0 to %c2048 step %c16
