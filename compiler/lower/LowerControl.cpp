@@ -44,6 +44,23 @@ void collectAssigned(const Module& m, const std::vector<ast::Stmt*>& body,
   for (const ast::Stmt* s : body) visit(s);
 }
 
+// Whether `body` assigns the local `key` anything but a `some(...)`: a loop
+// that may change an optional's presence carries the presence as data.
+bool mayAssignOtherThanSome(const Module& m, const std::vector<ast::Stmt*>& body, const SpanKey& key) {
+  bool found = false;
+  std::function<void(const ast::Stmt*)> visit = [&](const ast::Stmt* s) {
+    if (auto* a = ast::as<ast::AssignStmt>(s)) {
+      const Symbol* sym = m.symbolOf(a->target);
+      if (sym && sym->kind == SymbolKind::Local && keyOf(sym->declSpan) == key &&
+          a->value->kind != ast::ExprKind::Some)
+        found = true;
+    }
+    ast::forEachChildStmt(s, visit);
+  };
+  for (const ast::Stmt* s : body) visit(s);
+  return found;
+}
+
 // `v` with each leaf of kind `from` made kind `to` (value and type kept):
 // inside notation a loop's templates hold Tensor leaves (what planMerge and
 // refill walk) that stand for scalar Elements.
@@ -204,7 +221,8 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     // A tuple, struct or optional local is carried as its tensors; its
     // compile-time parts must stay as they are before the loop. An optional
     // that is `none` before the loop (and assigned in it) is carried with its
-    // presence as data: the body may make it `some`.
+    // presence as data: the body may make it `some`; so is one that is `some`
+    // before it when the body assigns it anything but a `some(...)`.
     std::string why;
     std::optional<Val> tmpl;
     if (t.isTensor()) tmpl = Val::tensor(mlir::Value(), t);
@@ -212,6 +230,9 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
       tmpl = runtimeEnumTemplate(v.enumItem);  // the body may assign another variant
     else if (v.kind == Val::Kind::None && t.kind() == check::TypeKind::Optional)
       tmpl = presenceAtRunTime(t);  // `none` before the loop, assigned in it
+    else if (v.kind == Val::Kind::Some && t.kind() == check::TypeKind::Optional && !notation_ &&
+             mayAssignOtherThanSome(module(), body, key))
+      tmpl = presenceAtRunTime(t);
     if (!tmpl) tmpl = planMerge(v, v, t, why);
     if (!tmpl) {
       unsupported(assigned[key]->span, "a loop-carried value that is not a tensor or a structure of them");

@@ -587,6 +587,14 @@ def optional_if(rng):
         calls.append(call("alternating", {"x": x, "n": np.int32(n)},
                           result(o if o is not None else x - 4.0, "f32", EXACT_DYADIC, part=0),
                           result(hits, "i32", part=1)))
+    for n in [0, 1, 3, 6]:
+        o = x.astype(np.float64)
+        for _ in range(n):
+            if o is not None:
+                o = None if o[0] > 2.0 else o + 1.0
+        calls.append(call("fading", {"x": x, "n": np.int32(n)},
+                          result(o if o is not None else x * 2.0, "f32", EXACT_DYADIC, part=0),
+                          result(o is not None, "bool", part=1)))
     v = dyadic(rng, (5,))
     v[1], v[3], v[4] = 1.25, 0.75, -0.5  # above 0.5: 1.25 then 0.75; above 1: 1.25 only
     for t in [0.5, 1.0, 3.0]:
