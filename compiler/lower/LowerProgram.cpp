@@ -84,6 +84,12 @@ static bool flatten(const check::Type& t, std::vector<check::Type>& out) {
       if (!flatten(e, out)) return false;
     return true;
   }
+  // An optional: its presence (a `bool` scalar), then its payload's parts
+  // (zeros when absent; docs/abi.md "Optional results").
+  if (t.kind() == check::TypeKind::Optional && t.optionalInner().kind() != check::TypeKind::Optional) {
+    out.push_back(check::Type::scalar(check::DType::of(ast::ScalarType::Bool)));
+    return flatten(t.optionalInner(), out);
+  }
   return t.kind() == check::TypeKind::Unit;
 }
 
@@ -454,6 +460,35 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   // their declared type; a struct's fields are typed by the body, so a number
   // there takes its default dtype (i64, f64).
   std::function<bool(Val&, const check::Type*)> materialize = [&](Val& v, const check::Type* type) {
+    if (type && type->kind() == check::TypeKind::Optional &&
+        (v.kind == Val::Kind::Some || v.kind == Val::Kind::None || v.kind == Val::Kind::Maybe)) {
+      // Its presence, then its payload (zeros when absent).
+      check::Type flag = check::Type::scalar(check::DType::of(ast::ScalarType::Bool));
+      const check::Type& inner = type->optionalInner();
+      Val presence = v.kind == Val::Kind::Maybe ? v.elements[0] : Val::boolean(v.kind == Val::Kind::Some);
+      Val payload;
+      if (v.kind == Val::Kind::None) {
+        std::vector<check::Type> leaves;
+        if (!flatten(inner, leaves)) {
+          unsupported(entry.name.span, fmt::format("`none` as a result of type `{}`", check::str(*type)));
+          return false;
+        }
+        payload = Val::of(Val::Kind::Tuple);
+        for (const check::Type& leaf : leaves) {
+          auto zeros = asTensor(Val::integer(shape::DimExpr::constant(0)), leaf, entry.name.span);
+          if (!zeros) return false;
+          payload.elements.push_back(Val::tensor(*zeros, leaf));
+        }
+      } else {
+        payload = v.elements[v.kind == Val::Kind::Maybe ? 1 : 0];
+        if (!materialize(payload, &inner)) return false;
+      }
+      if (!materialize(presence, &flag)) return false;
+      Val parts = Val::of(Val::Kind::Tuple);
+      parts.elements = {presence, payload};
+      v = parts;
+      return true;
+    }
     if (v.kind == Val::Kind::Tuple || v.kind == Val::Kind::Struct) {
       bool typed = type && type->kind() == check::TypeKind::Tuple && type->elements().size() == v.elements.size();
       for (size_t i = 0; i < v.elements.size(); ++i)

@@ -595,6 +595,13 @@ def optional_if(rng):
         calls.append(call("fading", {"x": x, "n": np.int32(n)},
                           result(o if o is not None else x * 2.0, "f32", EXACT_DYADIC, part=0),
                           result(o is not None, "bool", part=1)))
+    # An optional result: its presence, then its payload (zeros when absent).
+    for c in [True, False]:
+        calls.append(call("returned", {"x": x, "c": c}, result(c, "bool", part=0),
+                          result(x * 2.0 if c else np.zeros(3), "f32", EXACT_DYADIC, part=1)))
+    calls.append(call("returned_known", {"x": x}, result(True, "bool", part=0),
+                      result(x - 1.0, "f32", EXACT_DYADIC, part=1), result(False, "bool", part=2),
+                      result(np.zeros(3), "f32", EXACT, part=3)))
     v = dyadic(rng, (5,))
     v[1], v[3], v[4] = 1.25, 0.75, -0.5  # above 0.5: 1.25 then 0.75; above 1: 1.25 only
     for t in [0.5, 1.0, 3.0]:
