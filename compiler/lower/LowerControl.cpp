@@ -174,10 +174,22 @@ std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Ty
 }
 
 // An optional of type `t` carried as a Maybe, its payload `t`'s tensors
-// (nullopt unless the payload is a tensor or a tuple of them).
-static std::optional<Val> presenceAtRunTime(const check::Type& t) {
+// (nullopt unless the payload is a tensor, or a tuple or struct of them).
+static std::optional<Val> presenceAtRunTime(const check::Type& t, const check::CheckedProgram& checked) {
   std::function<std::optional<Val>(const check::Type&)> leaves = [&](const check::Type& x) -> std::optional<Val> {
     if (x.isTensor()) return Val::tensor(mlir::Value(), x);
+    if (x.kind() == check::TypeKind::Struct) {
+      const std::vector<check::Type>* fields = checked.structFieldsOf(x.structItem());
+      if (!fields) return std::nullopt;
+      Val s = Val::of(Val::Kind::Struct);
+      s.structItem = x.structItem();
+      for (const check::Type& field : *fields) {
+        auto leaf = leaves(check::instantiate(field, x.structArgs()));
+        if (!leaf) return std::nullopt;
+        s.elements.push_back(*leaf);
+      }
+      return s;
+    }
     if (x.kind() != check::TypeKind::Tuple) return std::nullopt;
     Val tuple = Val::of(Val::Kind::Tuple);
     for (const check::Type& e : x.elements()) {
@@ -229,10 +241,10 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     else if (v.kind == Val::Kind::Enum && !notation_)
       tmpl = runtimeEnumTemplate(v.enumItem);  // the body may assign another variant
     else if (v.kind == Val::Kind::None && t.kind() == check::TypeKind::Optional)
-      tmpl = presenceAtRunTime(t);  // `none` before the loop, assigned in it
+      tmpl = presenceAtRunTime(t, *inputs_.checked);  // `none` before the loop, assigned in it
     else if (v.kind == Val::Kind::Some && t.kind() == check::TypeKind::Optional && !notation_ &&
              mayAssignOtherThanSome(module(), body, key))
-      tmpl = presenceAtRunTime(t);
+      tmpl = presenceAtRunTime(t, *inputs_.checked);
     if (!tmpl) tmpl = planMerge(v, v, t, why);
     if (!tmpl) {
       unsupported(assigned[key]->span, "a loop-carried value that is not a tensor or a structure of them");

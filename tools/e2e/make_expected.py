@@ -595,6 +595,8 @@ def optional_if(rng):
         calls.append(call("fading", {"x": x, "n": np.int32(n)},
                           result(o if o is not None else x * 2.0, "f32", EXACT_DYADIC, part=0),
                           result(o is not None, "bool", part=1)))
+        calls.append(call("fading_box", {"x": x, "n": np.int32(n)},
+                          result(o if o is not None else x * 2.0, "f32", EXACT_DYADIC)))
     # An optional result: its presence, then its payload (zeros when absent).
     for c in [True, False]:
         calls.append(call("returned", {"x": x, "c": c}, result(c, "bool", part=0),
