@@ -39,6 +39,9 @@ struct Builder {
 
   Value constant(int64_t v) { return b.create<LLVM::ConstantOp>(loc, i64, b.getI64IntegerAttr(v)); }
   Value address(llvm::StringRef global) { return b.create<LLVM::AddressOfOp>(loc, ptr, global); }
+  Value isNull(Value p) {
+    return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, p, b.create<LLVM::ZeroOp>(loc, ptr));
+  }
 
   LLVM::LLVMFuncOp declare(llvm::StringRef name, Type result, ArrayRef<Type> params) {
     if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name)) return f;
@@ -141,7 +144,7 @@ void defineRuntimeFunctions(Builder& x) {
     Value one = x.constant(1);
     Value asked = b.create<LLVM::UMaxOp>(loc, n, one);
     Value p = b.create<LLVM::CallOp>(loc, malloc, ValueRange{asked}).getResult();
-    Value isNull = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, p, b.create<LLVM::ZeroOp>(loc, x.ptr));
+    Value isNull = x.isNull(p);
     b.create<LLVM::CondBrOp>(loc, isNull, fail, got);
     b.setInsertionPointToStart(got);
     Value size = b.create<LLVM::CallOp>(loc, usable, ValueRange{p}).getResult();
@@ -157,7 +160,7 @@ void defineRuntimeFunctions(Builder& x) {
   {
     Block* entry = &release.getBody().front();
     Value p = entry->getArgument(0);
-    Value isNull = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, p, b.create<LLVM::ZeroOp>(loc, x.ptr));
+    Value isNull = x.isNull(p);
     Block* give = b.createBlock(&release.getBody());
     Block* done = b.createBlock(&release.getBody());
     b.setInsertionPointToEnd(entry);

@@ -349,12 +349,8 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
       });
     }
     if (t.isRuntimeEnum() && x.kind == Val::Kind::Enum && x.enumItem == t.enumItem) {
-      if (x.isRuntimeEnum()) return walk(t.elements[0], x.elements[0]);
-      // A variant known here: its index.
-      auto index = asTensor(Val::integer(shape::DimExpr::constant(x.variant)), t.elements[0].type, at);
-      if (!index) return false;
-      out.push_back(*index);
-      return true;
+      auto index = enumIndexTensor(x, at);
+      return index && walk(t.elements[0], *index);
     }
     if (t.kind != x.kind || t.elements.size() != x.elements.size()) {
       if (t.kind == Val::Kind::Some)
@@ -608,6 +604,16 @@ Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, siz
                               {[&] { return lowerRuntimeEnumMatch(e, s, k + 1); }, e->span}, what + " whose arms");
   }
   return unsupported(e->span, what);
+}
+
+// The variant index of an enum value as an `i32` scalar tensor: its own for
+// one known at run time, a constant for a known variant.
+Result Lowerer::enumIndexTensor(const Val& v, Span at) {
+  if (v.isRuntimeEnum()) return v.elements[0];
+  check::Type i32 = check::Type::scalar(check::DType::of(ast::ScalarType::I32));
+  auto index = asTensor(Val::integer(shape::DimExpr::constant(v.variant)), i32, at);
+  if (!index) return std::nullopt;
+  return Val::tensor(*index, i32);
 }
 
 // The variant index of an enum value as an i32 scalar: a constant for a

@@ -244,6 +244,7 @@ class Lowerer {
   Result lowerMaybeMatch(const ast::MatchExpr* e, const Val& scrutinee);
   Result lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& scrutinee, size_t firstArm);
   std::optional<mlir::Value> enumIndex(const Val& v, Span at);
+  Result enumIndexTensor(const Val& v, Span at);
   Result lowerIf(const ast::IfExpr* e);
   Result callFunction(const check::CallBinding& binding, const ast::CallExpr* call,
                       std::optional<Val> receiver);

@@ -497,14 +497,9 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     }
     if (v.kind == Val::Kind::Enum) {
       // Its variant's index (docs/abi.md "Enums").
-      check::Type i32 = check::Type::scalar(check::DType::of(ast::ScalarType::I32));
-      if (v.isRuntimeEnum()) {
-        v = v.elements[0];
-        return true;
-      }
-      auto index = asTensor(Val::integer(shape::DimExpr::constant(v.variant)), i32, entry.name.span);
+      auto index = enumIndexTensor(v, entry.name.span);
       if (!index) return false;
-      v = Val::tensor(*index, i32);
+      v = *index;
       return true;
     }
     if (v.isData() || (v.kind != Val::Kind::Int && v.kind != Val::Kind::Float && v.kind != Val::Kind::Bool))

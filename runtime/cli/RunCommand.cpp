@@ -14,14 +14,11 @@
 #include "runtime/io/Npy.h"
 #include "runtime/io/SafeTensorsWriter.h"
 #include "runtime/io/TensorLiteral.h"
-
-#include <cctype>
 #include "runtime/io/TensorPrinter.h"
 
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -34,16 +31,10 @@ namespace {
 
 // `Negate` or `Mode.Negate`: how a variant of an enum argument is written.
 bool isVariantSpelling(std::string_view text) {
-  auto identifier = [](std::string_view part) {
-    if (part.empty() || !(std::isalpha(static_cast<unsigned char>(part[0])) || part[0] == '_'))
-      return false;
-    return std::all_of(part.begin(), part.end(),
-                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-  };
   std::size_t dot = text.find('.');
   if (dot == std::string_view::npos)
-    return identifier(text);
-  return identifier(text.substr(0, dot)) && identifier(text.substr(dot + 1));
+    return isIdentifier(text);
+  return isIdentifier(text.substr(0, dot)) && isIdentifier(text.substr(dot + 1));
 }
 
 using nlohmann::json;
