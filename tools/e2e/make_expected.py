@@ -597,6 +597,17 @@ def optional_if(rng):
                           result(o is not None, "bool", part=1)))
         calls.append(call("fading_box", {"x": x, "n": np.int32(n)},
                           result(o if o is not None else x * 2.0, "f32", EXACT_DYADIC)))
+    phases = {"Rise": (0, 1.0), "Fall": (1, 3.0), "Hold": (2, 2.0)}
+    for xs in ([0.5, -0.25, 0.75], [-0.5, 1.5, 0.25], [0.25, -1.5, 0.5], [2.0, -2.0, 0.0], [-2.0, 2.0, 0.5]):
+        v = np.array(xs, dtype=np.float32)
+        for n in [0, 3]:
+            phase = "Rise"
+            for i in range(n):
+                phase = "Hold" if v[i] > 1.0 else (None if v[i] < -1.0 else phase)
+            y = v * phases[phase][1] if phase else -v
+            calls.append(call("fading_phase", {"x": v, "n": np.int32(n)}, result(y, "f32", EXACT_DYADIC, part=0),
+                              result(phase is not None, "bool", part=1),
+                              result(phases[phase][0] if phase else 0, "i32", part=2)))
     # An optional result: its presence, then its payload (zeros when absent).
     for c in [True, False]:
         calls.append(call("returned", {"x": x, "c": c}, result(c, "bool", part=0),
