@@ -176,7 +176,7 @@ std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Ty
 // An optional of type `t` carried as a Maybe, its payload `t`'s tensors
 // (nullopt unless the payload is a tensor, an enum (its index), an optional
 // of these (a Maybe in the Maybe), or a tuple or struct of them).
-static std::optional<Val> presenceAtRunTime(const check::Type& t, const check::CheckedProgram& checked) {
+std::optional<Val> presenceAtRunTime(const check::Type& t, const check::CheckedProgram& checked) {
   std::function<std::optional<Val>(const check::Type&)> leaves = [&](const check::Type& x) -> std::optional<Val> {
     if (x.isTensor()) return Val::tensor(mlir::Value(), x);
     if (x.kind() == check::TypeKind::Enum && x.enumItem()) return runtimeEnumTemplate(x.enumItem());

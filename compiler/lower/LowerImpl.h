@@ -147,6 +147,10 @@ Val refill(const Val& v, llvm::ArrayRef<mlir::Value> values, size_t& next);
 // The structure two branches' values share (LowerControl.cpp), tensors as
 // leaves with their result type; nullopt with `why` when they cannot merge.
 std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Type> t, std::string& why);
+// An optional of type `t` as a Maybe template whose presence and payload are
+// data (Tensor leaves, value unset; an enum as its index); nullopt where the
+// payload holds anything else (a block).
+std::optional<Val> presenceAtRunTime(const check::Type& t, const check::CheckedProgram& checked);
 
 // One instantiated function (or the entry itself) being lowered.
 struct Frame {

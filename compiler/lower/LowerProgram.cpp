@@ -465,24 +465,20 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       // Its presence, then its payload (zeros when absent).
       check::Type flag = check::Type::scalar(check::DType::of(ast::ScalarType::Bool));
       const check::Type& inner = type->optionalInner();
-      Val presence = v.kind == Val::Kind::Maybe ? v.elements[0] : Val::boolean(v.kind == Val::Kind::Some);
-      Val payload;
       if (v.kind == Val::Kind::None) {
-        std::vector<check::Type> leaves;
-        if (!flatten(inner, leaves)) {
-          unsupported(entry.name.span, fmt::format("`none` as a result of type `{}`", check::str(*type)));
+        // Absent: a false flag and zeros, shaped as the payload's parts.
+        auto tmpl = presenceAtRunTime(*type, *inputs_.checked);
+        auto flat = tmpl ? flattenLike(*tmpl, v, entry.name.span) : std::nullopt;
+        if (!flat) {
+          if (!tmpl) unsupported(entry.name.span, fmt::format("`none` as a result of type `{}`", check::str(*type)));
           return false;
         }
-        payload = Val::of(Val::Kind::Tuple);
-        for (const check::Type& leaf : leaves) {
-          auto zeros = asTensor(Val::integer(shape::DimExpr::constant(0)), leaf, entry.name.span);
-          if (!zeros) return false;
-          payload.elements.push_back(Val::tensor(*zeros, leaf));
-        }
-      } else {
-        payload = v.elements[v.kind == Val::Kind::Maybe ? 1 : 0];
-        if (!materialize(payload, &inner)) return false;
+        size_t next = 0;
+        v = refill(*tmpl, *flat, next);
       }
+      Val presence = v.kind == Val::Kind::Maybe ? v.elements[0] : Val::boolean(true);
+      Val payload = v.elements[v.kind == Val::Kind::Maybe ? 1 : 0];
+      if (!materialize(payload, &inner)) return false;
       if (!materialize(presence, &flag)) return false;
       Val parts = Val::of(Val::Kind::Tuple);
       parts.elements = {presence, payload};

@@ -612,6 +612,10 @@ def optional_if(rng):
     for c in [True, False]:
         calls.append(call("returned", {"x": x, "c": c}, result(c, "bool", part=0),
                           result(x * 2.0 if c else np.zeros(3), "f32", EXACT_DYADIC, part=1)))
+    calls.append(call("returned_nothing", {"x": x}, result(False, "bool", part=0),
+                      result(np.zeros(3), "f32", EXACT, part=1), result(False, "bool", part=2),
+                      result(0, "i32", part=3), result(True, "bool", part=4),
+                      result(x, "f32", EXACT, part=5)))
     calls.append(call("returned_known", {"x": x}, result(True, "bool", part=0),
                       result(x - 1.0, "f32", EXACT_DYADIC, part=1), result(False, "bool", part=2),
                       result(np.zeros(3), "f32", EXACT, part=3)))
