@@ -75,7 +75,7 @@ Val withLeafKind(const Val& v, Val::Kind from, Val::Kind to) {
 
 // A run-time enum of `item` whose index is a Tensor leaf (value unset).
 static Val runtimeEnumTemplate(const ast::EnumItem* item) {
-  return Val::runtimeEnum(item, Val::tensor(mlir::Value(), check::Type::scalar(check::DType::of(ast::ScalarType::I32))));
+  return Val::runtimeEnum(item, Val::tensor(mlir::Value(), scalarTypeOf(ast::ScalarType::I32)));
 }
 
 // The structure two branches' values share, for an `if` on data to yield:
@@ -88,9 +88,9 @@ std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Ty
     // Untyped branches (`if c { 52 } else { 23 }`) are computed in the widest
     // type of their kind; the context's type is cast to when they are used.
     if (t->kind() == check::TypeKind::IntLiteral || t->kind() == check::TypeKind::CompileInt)
-      t = check::Type::scalar(check::DType::of(ast::ScalarType::I64));
+      t = scalarTypeOf(ast::ScalarType::I64);
     else if (t->kind() == check::TypeKind::FloatLiteral)
-      t = check::Type::scalar(check::DType::of(ast::ScalarType::F64));
+      t = scalarTypeOf(ast::ScalarType::F64);
   }
   auto scalarLike = [](const Val& v) {
     return v.kind == Val::Kind::Tensor || v.kind == Val::Kind::Int || v.kind == Val::Kind::Float ||
@@ -130,7 +130,7 @@ std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Ty
     const Val* pb = payloadOf(b);
     auto payload = planMerge(pa ? *pa : *pb, pb ? *pb : *pa, inner, why);
     if (!payload) return std::nullopt;
-    return Val::maybe(Val::tensor(mlir::Value(), check::Type::scalar(check::DType::of(ast::ScalarType::Bool))),
+    return Val::maybe(Val::tensor(mlir::Value(), scalarTypeOf(ast::ScalarType::Bool)),
                       *payload);
   }
   // Two variants of one enum (or one known only at run time): the variant's
@@ -183,7 +183,7 @@ std::optional<Val> presenceAtRunTime(const check::Type& t, const check::CheckedP
     if (x.kind() == check::TypeKind::Optional) {
       auto inner = leaves(x.optionalInner());
       if (!inner) return std::nullopt;
-      return Val::maybe(Val::tensor(mlir::Value(), check::Type::scalar(check::DType::of(ast::ScalarType::Bool))),
+      return Val::maybe(Val::tensor(mlir::Value(), scalarTypeOf(ast::ScalarType::Bool)),
                         *inner);
     }
     if (x.kind() == check::TypeKind::Struct) {
@@ -209,7 +209,7 @@ std::optional<Val> presenceAtRunTime(const check::Type& t, const check::CheckedP
   };
   auto payload = leaves(t.optionalInner());
   if (!payload) return std::nullopt;
-  return Val::maybe(Val::tensor(mlir::Value(), check::Type::scalar(check::DType::of(ast::ScalarType::Bool))),
+  return Val::maybe(Val::tensor(mlir::Value(), scalarTypeOf(ast::ScalarType::Bool)),
                     *payload);
 }
 
@@ -454,7 +454,7 @@ bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, con
   if (iterType.isTensor())
     if (auto d = concreteDType(iterType.dtype(), start->span)) dt = *d;
   mlir::Value i = builder_.create<mlir::arith::IndexCastOp>(l, elementType(dt), op.getInductionVar());
-  check::Type it = check::Type::scalar(check::DType::of(dt));
+  check::Type it = scalarTypeOf(dt);
   // Inside notation the variable is a scalar element.
   bool ok = bindVariable(notation_ ? Val::element(i, it) : Val::tensor(emit::scalarTensor(builder_, l, i), it));
   ok = ok && lowerBody(body);
@@ -513,7 +513,7 @@ Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
   mlir::Value iv = op.getInductionVar();
   mlir::Value i64 = builder_.create<mlir::arith::IndexCastOp>(l, builder_.getI64Type(), iv);
   frame().locals[key] =
-      Val::tensor(emit::scalarTensor(builder_, l, i64), check::Type::scalar(check::DType::of(ast::ScalarType::I64)));
+      Val::tensor(emit::scalarTensor(builder_, l, i64), scalarTypeOf(ast::ScalarType::I64));
   bool ok = lowerBody(body);
   Result y = ok ? lowerExpr(yield->value) : std::nullopt;
   std::vector<Val> yielded;
@@ -618,7 +618,7 @@ Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, siz
 // one known at run time, a constant for a known variant.
 Result Lowerer::enumIndexTensor(const Val& v, Span at) {
   if (v.isRuntimeEnum()) return v.elements[0];
-  check::Type i32 = check::Type::scalar(check::DType::of(ast::ScalarType::I32));
+  check::Type i32 = scalarTypeOf(ast::ScalarType::I32);
   auto index = asTensor(Val::integer(shape::DimExpr::constant(v.variant)), i32, at);
   if (!index) return std::nullopt;
   return Val::tensor(*index, i32);

@@ -203,7 +203,7 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
                                                                  : Val::integer(shape::DimExpr::constant(value->integer));
       auto t = asScalarTensor(literal, st->scalar, at);
       if (!t) return std::nullopt;
-      return Val::tensor(*t, check::Type::scalar(check::DType::of(st->scalar)));
+      return Val::tensor(*t, scalarTypeOf(st->scalar));
     }
   }
   // A const is an expression of its own module, typed by the checker where it
@@ -221,7 +221,7 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
   if (auto* st = ast::as<ast::ScalarTypeNode>(c.type)) {
     auto t = asScalarTensor(*r, st->scalar, at);
     if (!t) return std::nullopt;
-    return Val::tensor(*t, check::Type::scalar(check::DType::of(st->scalar)));
+    return Val::tensor(*t, scalarTypeOf(st->scalar));
   }
   return r;
 }
@@ -359,7 +359,7 @@ bool Lowerer::collectState(const Val& self, std::vector<TensorSlot>& out, Span a
 }
 
 std::optional<mlir::Value> Lowerer::asScalarTensor(const Val& v, ast::ScalarType d, Span at) {
-  return asTensor(v, check::Type::scalar(check::DType::of(d)), at);
+  return asTensor(v, scalarTypeOf(d), at);
 }
 
 std::optional<mlir::Value> Lowerer::asTensor(const Val& v, const check::Type& type, Span at) {
@@ -518,7 +518,7 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
       auto predicate = e->op == ast::BinaryOp::Eq ? mlir::arith::CmpIPredicate::eq : mlir::arith::CmpIPredicate::ne;
       mlir::Value flag = builder_.create<mlir::arith::CmpIOp>(at, predicate, *a, *b);
       return Val::tensor(emit::scalarTensor(builder_, at, flag),
-                         check::Type::scalar(check::DType::of(ast::ScalarType::Bool)));
+                         scalarTypeOf(ast::ScalarType::Bool));
     }
     if (l->kind == Val::Kind::Bool && r->kind == Val::Kind::Bool) {
       switch (e->op) {
@@ -554,7 +554,7 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
     return Val::element(emit::scalarBinary(builder_, at, *kind, *a, *b, isUnsigned), result);
   }
   auto operandType = [&](const Val& v, const check::Type& t) {
-    return v.kind == Val::Kind::Tensor ? v.type : check::Type::scalar(check::DType::of(*od));
+    return v.kind == Val::Kind::Tensor ? v.type : scalarTypeOf(*od);
   };
   auto a = asTensor(*l, operandType(*l, lt), e->lhs->span);
   auto b = a ? asTensor(*r, operandType(*r, rt), e->rhs->span) : std::nullopt;

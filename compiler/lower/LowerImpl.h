@@ -144,6 +144,9 @@ bool forEachTensorLeaf(const Val& v, const std::function<bool(const Val&)>& leaf
 // `v` with its tensors replaced, in order, by `values` from `next` on.
 Val refill(const Val& v, llvm::ArrayRef<mlir::Value> values, size_t& next);
 
+// The Linnet type of a scalar of `t` (`bool`, `i32`: flags, enum indices).
+inline check::Type scalarTypeOf(ast::ScalarType t) { return check::Type::scalar(check::DType::of(t)); }
+
 // The structure two branches' values share (LowerControl.cpp), tensors as
 // leaves with their result type; nullopt with `why` when they cannot merge.
 std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Type> t, std::string& why);

@@ -407,7 +407,7 @@ std::optional<mlir::Value> Lowerer::asElement(const Val& v, ast::ScalarType d, S
     }
     return addNotationInput(v.value, mlir::AffineMap::get(notation_->loopCount, 0, {}, &context_));
   }
-  return asTensor(v, check::Type::scalar(check::DType::of(d)), at);
+  return asTensor(v, scalarTypeOf(d), at);
 }
 
 }  // namespace linnet::lower

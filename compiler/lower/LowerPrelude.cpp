@@ -59,12 +59,12 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     if (notation_) {
       auto el = asElement(*v, d, positional[i]->span);
       if (!el) return std::nullopt;
-      return Val::element(*el, check::Type::scalar(check::DType::of(d)));
+      return Val::element(*el, scalarTypeOf(d));
     }
     if (v->kind == Val::Kind::Tensor) return v;
     auto tv = asScalarTensor(*v, d, positional[i]->span);
     if (!tv) return std::nullopt;
-    return Val::tensor(*tv, check::Type::scalar(check::DType::of(d)));
+    return Val::tensor(*tv, scalarTypeOf(d));
   };
   auto done = [&](mlir::Value v) {
     return notation_ ? Val::element(v, result) : Val::tensor(v, result);

@@ -87,7 +87,7 @@ static bool flatten(const check::Type& t, std::vector<check::Type>& out) {
   // An optional: its presence (a `bool` scalar), then its payload's parts
   // (zeros when absent; docs/abi.md "Optional results").
   if (t.kind() == check::TypeKind::Optional && t.optionalInner().kind() != check::TypeKind::Optional) {
-    out.push_back(check::Type::scalar(check::DType::of(ast::ScalarType::Bool)));
+    out.push_back(scalarTypeOf(ast::ScalarType::Bool));
     return flatten(t.optionalInner(), out);
   }
   return t.kind() == check::TypeKind::Unit;
@@ -433,8 +433,7 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       return v;
     }
     if (t.kind() == check::TypeKind::Enum)
-      return Val::runtimeEnum(t.enumItem(), Val::tensor(body->getArgument(arg++), check::Type::scalar(check::DType::of(
-                                                                                       ast::ScalarType::I32))));
+      return Val::runtimeEnum(t.enumItem(), Val::tensor(body->getArgument(arg++), scalarTypeOf(ast::ScalarType::I32)));
     if (t.kind() != check::TypeKind::Tuple) return Val::tensor(body->getArgument(arg++), t);
     Val v = Val::of(Val::Kind::Tuple);
     for (const check::Type& e : t.elements()) v.elements.push_back(fromArguments(e));
@@ -463,7 +462,7 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     if (type && type->kind() == check::TypeKind::Optional &&
         (v.kind == Val::Kind::Some || v.kind == Val::Kind::None || v.kind == Val::Kind::Maybe)) {
       // Its presence, then its payload (zeros when absent).
-      check::Type flag = check::Type::scalar(check::DType::of(ast::ScalarType::Bool));
+      check::Type flag = scalarTypeOf(ast::ScalarType::Bool);
       const check::Type& inner = type->optionalInner();
       if (v.kind == Val::Kind::None) {
         // Absent: a false flag and zeros, shaped as the payload's parts.
@@ -501,9 +500,9 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     if (v.isData() || (v.kind != Val::Kind::Int && v.kind != Val::Kind::Float && v.kind != Val::Kind::Bool))
       return true;
     check::Type t = type && type->isTensor() ? *type
-                    : check::Type::scalar(check::DType::of(v.kind == Val::Kind::Int     ? ast::ScalarType::I64
+                    : scalarTypeOf(v.kind == Val::Kind::Int     ? ast::ScalarType::I64
                                                            : v.kind == Val::Kind::Float ? ast::ScalarType::F64
-                                                                                        : ast::ScalarType::Bool));
+                                                                                        : ast::ScalarType::Bool);
     auto tensor = asTensor(v, t, entry.name.span);
     if (!tensor) return false;
     v = Val::tensor(*tensor, t);
