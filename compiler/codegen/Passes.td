@@ -146,6 +146,20 @@ def LowerVectors : Pass<"linnet-lower-vectors"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def SelectBuffers : Pass<"linnet-select-buffers", "::mlir::ModuleOp"> {
+  let summary = "A select between two buffers becomes an scf.if";
+  let description = [{
+    Canonicalization folds an `scf.if` that only chooses between two values
+    into `arith.select`, and after bufferization that select chooses between
+    two memrefs. `arith-emulate-unsupported-floats` takes any op whose
+    element type is bf16/f16 for arithmetic and wraps a `memref<bf16>`
+    operand in `arith.extf`, which does not verify (an `if` on data choosing
+    a bf16 constant or an argument). The select is rewritten as the `scf.if`
+    it came from; run right before the emulation.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def NarrowFloatMemory : Pass<"linnet-narrow-float-memory", "::mlir::ModuleOp"> {
   let summary = "Vector loads, stores and selects of bf16/f16 move i16 lanes";
   let description = [{

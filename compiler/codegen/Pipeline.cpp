@@ -227,6 +227,7 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   // helper is needed. `linnet-approximate-math` widens bf16/f16 math itself:
   // upstream's `math-legalize-to-f32` breaks on f64 vectors.
   pm.addPass(createApproximateMath());
+  pm.addPass(createSelectBuffers());
   static const std::string narrowFloats[] = {"bf16", "f16"};
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = narrowFloats;

@@ -94,6 +94,25 @@ static Value emitIntegerDivision(OpBuilder& b, Location loc, bool remainder, boo
   return b.create<arith::SelectOp>(loc, isZero, splat(APInt::getAllOnes(width)), q);
 }
 
+// Shifts, total (XLA's semantics, docs/dialect.md): a count outside
+// [0, width) (compared unsigned, so a negative count is one) shifts every bit
+// out: 0 for `shl` and a logical `shr`, the sign for an arithmetic `shr`.
+// LLVM's shift by such a count is poison, so the count is clamped first.
+static Value emitShift(OpBuilder& b, Location loc, bool left, bool isUnsigned, Value x, Value y) {
+  Type t = x.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  auto splat = [&](uint64_t v) { return constantInt(b, loc, t, APInt(width, v)); };
+  Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, y, splat(width));
+  if (!left && !isUnsigned) {
+    Value count = b.create<arith::SelectOp>(loc, inRange, y, splat(width - 1));
+    return b.create<arith::ShRSIOp>(loc, x, count);
+  }
+  Value count = b.create<arith::SelectOp>(loc, inRange, y, splat(0));
+  Value shifted = left ? b.create<arith::ShLIOp>(loc, x, count).getResult()
+                       : b.create<arith::ShRUIOp>(loc, x, count).getResult();
+  return b.create<arith::SelectOp>(loc, inRange, shifted, splat(0));
+}
+
 // The element ops below are shared with compiler/lower (ElementOps.h), so an
 // op means the same inside a notation body and as a whole-tensor op.
 Value emitBinary(OpBuilder& b, Location loc, BinaryKind kind, bool isUnsigned, Value x, Value y) {
@@ -129,10 +148,8 @@ Value emitBinary(OpBuilder& b, Location loc, BinaryKind kind, bool isUnsigned, V
     case BinaryKind::xor_:
       return b.create<arith::XOrIOp>(loc, x, y);
     case BinaryKind::shl:
-      return b.create<arith::ShLIOp>(loc, x, y);
     case BinaryKind::shr:
-      return isUnsigned ? b.create<arith::ShRUIOp>(loc, x, y).getResult()
-                        : b.create<arith::ShRSIOp>(loc, x, y).getResult();
+      return emitShift(b, loc, kind == BinaryKind::shl, isUnsigned, x, y);
     case BinaryKind::eq:
     case BinaryKind::ne:
     case BinaryKind::lt:

@@ -52,7 +52,30 @@ std::nullopt_t Lowerer::unsupported(Span at, std::string what) {
   return std::nullopt;
 }
 
+// A value is made the dtype the checker gave its expression. They differ
+// where numbers without a dtype were joined at run time (`if c { -1.0 } else
+// { 1.0 }`, a `match` whose arms are literals: computed in f64 or i64, the
+// widest of their kind) and the result then reached a typed place (`let w:
+// f32 = ...`, a function's `-> f32`, an operand of an f32 operation).
 Result Lowerer::lowerExpr(const ast::Expr* e) {
+  Result r = lowerExprAsIs(e);
+  if (!r || (r->kind != Val::Kind::Tensor && r->kind != Val::Kind::Element)) return r;
+  check::Type t = typeOf(e);
+  if (!t.isTensor() || !r->type.isTensor() || r->type.dtype() == t.dtype()) return r;
+  check::DType to = t.dtype(), from = r->type.dtype();
+  if (to.isGeneric() || from.isGeneric()) return r;
+  mlir::Location l = loc(e->span);
+  bool unsignedIn = isUnsignedScalar(from.scalar), unsignedOut = isUnsignedScalar(to.scalar);
+  if (r->kind == Val::Kind::Element)
+    return Val::element(emit::scalarCast(builder_, l, r->value, elementType(to.scalar), unsignedIn, unsignedOut),
+                        r->type.withDType(to));
+  check::Type casted = r->type.withDType(to);
+  auto tt = tensorType(casted, e->span);
+  if (!tt) return std::nullopt;
+  return Val::tensor(emit::cast(builder_, l, r->value, *tt, unsignedIn, unsignedOut), casted);
+}
+
+Result Lowerer::lowerExprAsIs(const ast::Expr* e) {
   switch (e->kind) {
     case ast::ExprKind::IntLiteral:
       return Val::integer(shape::DimExpr::constant(
@@ -198,6 +221,9 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
     if (!value) value = foldConstant(m, c);
     if (value) {
       --depth_;
+      // A `bool` constant stays known at build time: an `if` on it picks
+      // its branch while lowering.
+      if (value->kind == ConstantNumber::Kind::Bool) return Val::boolean(value->integer != 0);
       Val literal = value->kind == ConstantNumber::Kind::Bool    ? Val::boolean(value->integer != 0)
                     : value->kind == ConstantNumber::Kind::Float ? Val::floating(value->real)
                                                                  : Val::integer(shape::DimExpr::constant(value->integer));
@@ -206,6 +232,15 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
       return Val::tensor(*t, scalarTypeOf(st->scalar));
     }
   }
+  // An untyped constant that folds (`shl(1, 40)`, `max(2, 5) + 1`) is its
+  // number; the calls in its initializer belong to no checked function.
+  if (!c.type)
+    if (std::optional<ConstantNumber> value = foldConstant(m, c)) {
+      --depth_;
+      if (value->kind == ConstantNumber::Kind::Bool) return Val::boolean(value->integer != 0);
+      if (value->kind == ConstantNumber::Kind::Float) return Val::floating(value->real);
+      return Val::integer(shape::DimExpr::constant(value->integer));
+    }
   // A const is an expression of its own module, typed by the checker where it
   // is used (a compile-time integer carries its value in its type).
   Frame f;
@@ -447,6 +482,18 @@ std::optional<check::DType> Lowerer::scalarFieldDType(const check::Type& structT
   return std::nullopt;
 }
 
+static bool isComparison(ast::BinaryOp op) {
+  switch (op) {
+    case ast::BinaryOp::Eq:
+    case ast::BinaryOp::Ne:
+    case ast::BinaryOp::Lt:
+    case ast::BinaryOp::Le:
+    case ast::BinaryOp::Gt:
+    case ast::BinaryOp::Ge: return true;
+    default: return false;
+  }
+}
+
 Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
   auto l = lowerExpr(e->lhs);
   auto r = l ? lowerExpr(e->rhs) : std::nullopt;
@@ -460,8 +507,10 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
         case ast::BinaryOp::Add: return Val::integer(a + b);
         case ast::BinaryOp::Sub: return Val::integer(a - b);
         case ast::BinaryOp::Mul: return Val::integer(a * b);
-        case ast::BinaryOp::Div: return Val::integer(shape::DimExpr::floorDiv(a, b));
-        case ast::BinaryOp::Rem: return Val::integer(shape::DimExpr::mod(a, b));
+        // As values divide: toward zero, total (a shape's floor division
+        // is the same wherever the checker allows it: operands >= 0).
+        case ast::BinaryOp::Div: return Val::integer(shape::DimExpr::truncatingDivision(a, b, false));
+        case ast::BinaryOp::Rem: return Val::integer(shape::DimExpr::truncatingDivision(a, b, true));
         default:
           if (ca && cb) {
             switch (e->op) {
@@ -536,11 +585,16 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
   }
   check::Type result = typeOf(e);
   if (!result.isTensor()) return unsupported(e->span, "this operator on these operands");
-  // The operands' dtype: the typed operand's (comparisons), else the result's.
+  // The operands' dtype: the typed operand's (comparisons), else the result's;
+  // a comparison of two numbers without a dtype (a dimension known only at
+  // run time and a literal: `N > 2`) compares them as i64 (f64 with a float).
   check::Type lt = typeOf(e->lhs), rt = typeOf(e->rhs);
   check::DType operand = result.dtype();
   if (lt.isTensor()) operand = lt.dtype();
   else if (rt.isTensor()) operand = rt.dtype();
+  else if (isComparison(e->op))
+    operand = check::DType::of(l->kind == Val::Kind::Float || r->kind == Val::Kind::Float ? ast::ScalarType::F64
+                                                                                           : ast::ScalarType::I64);
   auto od = concreteDType(operand, e->span);
   if (!od) return std::nullopt;
   auto kind = binaryKind(e->op, false);

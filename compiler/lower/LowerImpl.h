@@ -227,7 +227,8 @@ class Lowerer {
   std::optional<shape::DimExpr> dimOfShape(const shape::ShapeDim& d, Span at);
 
   // ---- expressions (LowerExpr.cpp) ----
-  Result lowerExpr(const ast::Expr* e);
+  Result lowerExpr(const ast::Expr* e);  // as lowerExprAsIs, in the checked dtype
+  Result lowerExprAsIs(const ast::Expr* e);
   // A value as a tensor of `type` (literals and compile-time ints take it).
   std::optional<mlir::Value> asTensor(const Val& v, const check::Type& type, Span at);
   // A value as a rank-0 tensor of dtype `d`.

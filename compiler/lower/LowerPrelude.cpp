@@ -79,8 +79,15 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
       auto c = concreteDType(xt.dtype(), positional[0]->span);
       if (!c) return std::nullopt;
       from = *c;
+    } else if (name == "cast") {
+      // A number without a dtype is converted from its own value, an i64 or
+      // an f64 (`cast<bool>(2)` is true, `cast<i32>(2.9)` is 2), not first
+      // made the target type.
+      if (xt.kind() == check::TypeKind::FloatLiteral) from = ast::ScalarType::F64;
+      else if (xt.kind() == check::TypeKind::IntLiteral || xt.kind() == check::TypeKind::CompileInt)
+        from = ast::ScalarType::I64;
     }
-    auto x = argTensor(0, name == "cast" ? *rd : from);
+    auto x = argTensor(0, from);
     if (!x) return std::nullopt;
     if (name != "cast") {
       UnaryKind k = *unaryKind(name);

@@ -116,9 +116,20 @@ std::optional<mlir::Value> Lowerer::dimValue(const shape::DimExpr& d, Span at) {
         auto n = dimValue(a.operands()[0], at);
         auto q = n ? dimValue(a.operands()[1], at) : std::nullopt;
         if (!q) return std::nullopt;
-        if (a.kind() == shape::AtomKind::Mod)
-          return builder_.create<mlir::arith::RemSIOp>(l, *n, *q).getResult();
-        return builder_.create<mlir::arith::FloorDivSIOp>(l, *n, *q).getResult();
+        bool isMod = a.kind() == shape::AtomKind::Mod;
+        // A shape's divisor is proven positive; a value's (`N / M`) may be
+        // 0 at run time, where the division is total as the language's
+        // integer division is (x / 0 == -1, x % 0 == x) instead of a trap.
+        std::optional<int64_t> k = a.operands()[1].constantValue();
+        mlir::Value isZero, divisor = *q;
+        if (!k || *k == 0) {
+          isZero = builder_.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::eq, *q, constant(0));
+          divisor = builder_.create<mlir::arith::SelectOp>(l, isZero, constant(1), *q);
+        }
+        mlir::Value r = isMod ? builder_.create<mlir::arith::RemSIOp>(l, *n, divisor).getResult()
+                              : builder_.create<mlir::arith::FloorDivSIOp>(l, *n, divisor).getResult();
+        if (!isZero) return r;
+        return builder_.create<mlir::arith::SelectOp>(l, isZero, isMod ? *n : constant(-1), r).getResult();
       }
       case shape::AtomKind::Min:
       case shape::AtomKind::Max: {

@@ -87,6 +87,13 @@ std::optional<ConstantNumber> foldConstantExpr(const Module& m, const ast::Expr*
       return std::nullopt;
     if (callee->name.name == "min") return integer(std::min(a->integer, z->integer));
     if (callee->name.name == "max") return integer(std::max(a->integer, z->integer));
+    // Shifts of i64 as the generated code shifts: total, a count outside
+    // [0, 64) shifts every bit out (0, or the sign for `shr`), `shl` wraps.
+    int64_t v = a->integer, bits = z->integer;
+    bool inRange = bits >= 0 && bits < 64;
+    if (callee->name.name == "shl")
+      return integer(inRange ? static_cast<int64_t>(static_cast<uint64_t>(v) << bits) : 0);
+    if (callee->name.name == "shr") return integer(inRange ? v >> bits : (v < 0 ? -1 : 0));
   }
   return std::nullopt;
 }

@@ -7,7 +7,7 @@
 // Folded: integer, float and bool literals, parentheses, unary minus, other
 // constants, `+ - * / %` over integers (overflow and division by zero are not
 // folded), `+ - * /` over numbers with a float among them (in f64), and
-// `min`/`max` of two integers. A typed float constant's expression is folded
+// `min`/`max`/`shl`/`shr` of two integers. A typed float constant's expression is folded
 // in f64 and rounded once to its dtype by the caller. Anything else is not a
 // constant these places can fold (nullopt).
 #pragma once

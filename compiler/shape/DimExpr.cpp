@@ -453,6 +453,34 @@ DimExpr DimExpr::mod(const DimExpr& a, const DimExpr& b) {
   return makeComposite(AtomKind::Mod, {a, b});
 }
 
+bool DimExpr::nonNegativeByConstruction() const {
+  if (overflowed() || constantTerm() < 0) return false;
+  for (const Term& t : terms()) {
+    if (t.coefficient < 0) return false;
+    for (const Factor& f : t.monomial)
+      if (!f.atom.knownNonNegative() && f.power % 2 == 1) return false;
+  }
+  return true;
+}
+
+DimExpr DimExpr::truncatingDivision(const DimExpr& a, const DimExpr& b, bool remainder) {
+  if (a.overflowed() || b.overflowed()) return overflow();
+  auto ca = a.constantValue(), cb = b.constantValue();
+  if (ca && cb) {
+    if (*cb == 0) return remainder ? a : constant(-1);
+    if (*ca == INT64_MIN && *cb == -1) return constant(remainder ? 0 : INT64_MIN);
+    return constant(remainder ? *ca % *cb : *ca / *cb);
+  }
+  if (a.nonNegativeByConstruction() && b.nonNegativeByConstruction())
+    return remainder ? mod(a, b) : floorDiv(a, b);
+  DimExpr one = constant(1);
+  auto sign = [&](const DimExpr& x) { return min(max(x, constant(-1)), one); };
+  auto magnitude = [](const DimExpr& x) { return max(x, -x); };
+  DimExpr sb = sign(b);
+  DimExpr q = sign(a) * sb * floorDiv(magnitude(a), magnitude(b)) - (one - sb * sb);
+  return remainder ? a - b * q : q;
+}
+
 DimExpr DimExpr::min(const DimExpr& a, const DimExpr& b) { return minOf({a, b}); }
 DimExpr DimExpr::max(const DimExpr& a, const DimExpr& b) { return maxOf({a, b}); }
 DimExpr DimExpr::minOf(std::vector<DimExpr> operands) {

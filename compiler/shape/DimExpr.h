@@ -137,6 +137,13 @@ class DimExpr {
 
   static DimExpr floorDiv(const DimExpr& a, const DimExpr& b);
   static DimExpr mod(const DimExpr& a, const DimExpr& b);
+  // Integer `/` (or `%`, `remainder`) as values divide: truncating toward
+  // zero, `%` taking the dividend's sign, total (x / 0 == -1, x % 0 == x,
+  // MIN / -1 wraps to MIN; docs/dialect.md). Two constants fold; operands
+  // both non-negative by construction are floorDiv/mod (the same numbers,
+  // and dimValue makes a zero divisor total); anything else is
+  // sign(a) * sign(b) * floorDiv(|a|, |b|) - (1 - sign(b)^2), from min and max.
+  static DimExpr truncatingDivision(const DimExpr& a, const DimExpr& b, bool remainder);
   static DimExpr min(const DimExpr& a, const DimExpr& b);
   static DimExpr max(const DimExpr& a, const DimExpr& b);
   static DimExpr minOf(std::vector<DimExpr> operands);
@@ -151,6 +158,9 @@ class DimExpr {
   friend DimExpr operator-(const DimExpr& a);
 
   bool overflowed() const;
+  // Whether no value of the symbols (all >= 0) makes it negative: a
+  // non-negative constant term, positive coefficients, non-negative atoms.
+  bool nonNegativeByConstruction() const;
   bool isZero() const;
   bool isConstant() const;  // false for the overflow value
   std::optional<int64_t> constantValue() const;

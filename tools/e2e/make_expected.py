@@ -1819,6 +1819,81 @@ def unsigned_ops(rng):
     return calls
 
 
+def trunc_div(a, b):
+    """Integer `/` as docs/dialect.md defines it: toward zero, x / 0 == -1."""
+    if b == 0:
+        return -1
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def trunc_rem(a, b):
+    """Integer `%`: the dividend's sign, x % 0 == x."""
+    return a if b == 0 else a - b * trunc_div(a, b)
+
+
+def shift_i32(x, n, left, unsigned=False):
+    """XLA's shifts on 32 bits: a count outside [0, 32) (unsigned) shifts
+    every bit out: 0, or the sign for an arithmetic right shift."""
+    width = 32
+    count = n & 0xFFFFFFFF
+    if unsigned:
+        x &= 0xFFFFFFFF
+        return 0 if count >= width else ((x << count) & 0xFFFFFFFF if left else x >> count)
+    if count >= width:
+        return 0 if left else (-1 if x < 0 else 0)
+    if left:
+        r = (x << count) & 0xFFFFFFFF
+        return r - (1 << 32) if r >= 1 << 31 else r
+    return x >> count
+
+
+@program
+def value_semantics(rng):
+    calls = [call("constants", {}, *[result(np.int64(v), "i64", part=i) for i, v in enumerate(
+        [trunc_div(7, -2), trunc_rem(-7, 3), trunc_div(7, 0), trunc_rem(7, 0), 1 << 40, 6, -1])])]
+    for a in [0, 5]:
+        calls.append(call("locals", {"a": np.int64(a)}, *[result(np.int64(v + a), "i64", part=i) for i, v in enumerate(
+            [trunc_div(-7, 2), trunc_rem(-7, 2), trunc_div(7, 0), trunc_rem(7, 0)])]))
+    for n, m in [(7, 0), (7, 2), (23, 5), (0, 0)]:
+        x, y = np.arange(n, dtype=np.float32), np.arange(m, dtype=np.float32)
+        calls.append(call("dims", {"x": x, "y": y}, *[result(np.int64(v), "i64", part=i) for i, v in enumerate(
+            [trunc_div(n - 10, 4), trunc_rem(n - 10, 4), trunc_div(n, m), trunc_rem(n, m)])]))
+    for n, m in [(3, 1), (2, 2), (5, 7)]:
+        x, y = dyadic(rng, (n,)), dyadic(rng, (m,))
+        flags = [n > 2, n < 2, n == 3, n != 3, n >= 0, n + 1 > 3, n > m]
+        calls.append(call("compare", {"x": x, "y": y}, *[result(np.bool_(f), "bool", part=i) for i, f in enumerate(flags)],
+                          result(x * (2.0 if n > 2 else 3.0), "f32", EXACT_DYADIC, part=7)))
+    for n in [0, 2]:
+        x = np.zeros(n, dtype=np.float32)
+        calls.append(call("casts", {"x": x}, result(np.bool_(True), "bool", part=0), result(np.bool_(False), "bool", part=1),
+                          result(np.int32(2), "i32", part=2), result(np.int32(-2), "i32", part=3),
+                          result(np.bool_(n != 0), "bool", part=4), result(np.float32(3.0), "f32", EXACT, part=5)))
+    v = np.array([-7, 3, -1, 100], dtype=np.int32)
+    n = np.array([1, 31, 32, -1], dtype=np.int32)
+    for a, k in [(-5, 3), (12345, 40), (-12345, -1)]:
+        calls.append(call("shifts", {"a": np.int32(a), "k": np.int32(k), "v": v, "n": n},
+                          result(np.int32(shift_i32(a, 40, True)), "i32", part=0),
+                          result(np.int32(shift_i32(a, 33, False)), "i32", part=1),
+                          result(np.int32(shift_i32(a, k, True)), "i32", part=2),
+                          result(np.int32(shift_i32(a, k, False)), "i32", part=3),
+                          result(np.array([shift_i32(int(p), int(q), True) for p, q in zip(v, n)], dtype=np.int32), "i32", part=4),
+                          result(np.array([shift_i32(int(p), int(q), False) for p, q in zip(v, n)], dtype=np.int32), "i32", part=5),
+                          result(np.array([shift_i32(int(p), int(q), False, True) for p, q in zip(v, n)], dtype=np.uint32),
+                                 "u32", part=6)))
+    for x, i, h, g in [(-3.5, -4, 1.5, 2.5), (2.25, 6, -1.5, 0.5)]:
+        w = -1.0 if x < 0 else 1.0
+        calls.append(call("joined", {"x": np.float32(x), "i": np.int32(i), "h": h, "g": g},
+                          result(np.float32(w * x), "f32", EXACT, part=0), result(np.float32(w * x), "f32", EXACT, part=1),
+                          result(np.int32(-i if i < 0 else i), "i32", part=2),
+                          result(np.float32(1.0 if x > 0 else 2.0), "f32", EXACT, part=3),
+                          result(np.float32(0.25 if x > 0 else h), "bf16", EXACT, part=4),
+                          result(np.float32(0.75 if x > 0 else g), "f16", EXACT, part=5),
+                          result(np.float32(0.5 if x > 0 else h), "bf16", EXACT, part=6),
+                          result(np.float32(2.0 * x), "f32", EXACT, part=7)))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)

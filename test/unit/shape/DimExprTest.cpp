@@ -78,6 +78,40 @@ TEST(DimExprTest, FloorDivisionAndRemainderOfNegativeConstants) {
   EXPECT_EQ(mod(c(7), c(-2)), c(-1));
 }
 
+TEST(DimExprTest, TruncatingDivisionIsTheValuesDivision) {
+  // As values divide (docs/dialect.md): toward zero, the remainder with the
+  // dividend's sign, total on a zero divisor and on MIN / -1.
+  auto q = [](int64_t a, int64_t b) { return DimExpr::truncatingDivision(c(a), c(b), false); };
+  auto r = [](int64_t a, int64_t b) { return DimExpr::truncatingDivision(c(a), c(b), true); };
+  EXPECT_EQ(q(-7, 2), c(-3));
+  EXPECT_EQ(r(-7, 2), c(-1));
+  EXPECT_EQ(q(7, -2), c(-3));
+  EXPECT_EQ(r(7, -2), c(1));
+  EXPECT_EQ(q(7, 0), c(-1));
+  EXPECT_EQ(r(7, 0), c(7));
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(q(kMin, -1), c(kMin));
+  EXPECT_EQ(r(kMin, -1), c(0));
+  // Operands that cannot be negative keep the floor division shapes use.
+  Names n;
+  DimExpr N = n("N"), M = n("M");
+  EXPECT_EQ(DimExpr::truncatingDivision(N, c(4), false), div(N, c(4)));
+  EXPECT_EQ(DimExpr::truncatingDivision(N, M, true), mod(N, M));
+  // Others evaluate to the truncated quotient for every sign.
+  for (int64_t a : {-9, -8, -1, 0, 3, 10})
+    for (int64_t b : {-3, -1, 2, 5}) {
+      Values v;
+      v.dims[n.id("N")] = a + 9;
+      v.dims[n.id("M")] = b + 3;
+      DimExpr x = N - c(9), y = M - c(3);
+      Evaluation got = evaluate(DimExpr::truncatingDivision(x, y, false), v);
+      Evaluation rem = evaluate(DimExpr::truncatingDivision(x, y, true), v);
+      ASSERT_TRUE(got && rem) << a << " / " << b << ": " << got.error << rem.error;
+      EXPECT_EQ(*got.value, a / b) << a << " / " << b;
+      EXPECT_EQ(*rem.value, a % b) << a << " % " << b;
+    }
+}
+
 TEST(DimExprTest, DivisionByOneAndModuloOne) {
   Names n;
   DimExpr x = n("X") + n("Y") * n("Z");
