@@ -56,6 +56,12 @@ ResolvedItem resolveTypeName(const Module& from, const ast::NamedTypeNode& type)
   if (type.path.empty() || !from.ast) return {};
   const std::string& head = type.path.front().name;
   if (type.path.size() == 1) {
+    // An item declared inside a block (a struct or enum beside its
+    // methods) is in no module's item list: the resolver's record of the
+    // name finds it.
+    if (const Symbol* s = from.symbolOf(type.path.front());
+        s && s->kind == SymbolKind::Item && s->item && s->module)
+      return {s->module, s->item};
     if (const ast::Item* item = from.findItem(head)) return {&from, item};
     return importedItem(from, head);
   }

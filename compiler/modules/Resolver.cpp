@@ -259,8 +259,18 @@ class ModuleResolver {
     return symbol;
   }
 
-  // A bare variant in a match arm: a variant of an enum in module scope.
+  // A bare variant in a match arm: a variant of an enum declared in an
+  // enclosing block (innermost first), else of one in module scope.
   std::optional<Symbol> findVariant(std::string_view name) {
+    for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame)
+      for (const Binding& binding : frame->bindings) {
+        const Symbol& symbol = binding.symbol;
+        auto* item = symbol.kind == SymbolKind::Item ? ast::as<ast::EnumItem>(symbol.item) : nullptr;
+        if (!item) continue;
+        for (uint32_t v = 0; v < item->variants.size(); ++v)
+          if (item->variants[v].name == name)
+            return makeSymbol(SymbolKind::EnumVariant, name, item->variants[v].span, symbol.module, item, v);
+      }
     for (ModuleEntry* entry : enums_) {
       auto* item = static_cast<const ast::EnumItem*>(entry->symbol.item);
       for (uint32_t v = 0; v < item->variants.size(); ++v) {

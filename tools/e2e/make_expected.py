@@ -1894,6 +1894,20 @@ def value_semantics(rng):
     return calls
 
 
+@program
+def block_items(rng):
+    x = dyadic(rng, (3,))
+    calls = []
+    scale = {0: (x, 1), 1: (-x, -1), 2: (x * 2.0, 2)}
+    for mode in range(3):
+        m = (mode + 1) % 3
+        v, k = scale[m]
+        calls.append(call("stepped", {"x": x, "mode": np.int32(mode)}, result(v, "f32", EXACT_DYADIC, part=0),
+                          result(np.int32(k), "i32", part=1), result(np.int32(m), "i32", part=2)))
+    calls.append(call("known", {"x": x}, result(x, "f32", EXACT_DYADIC)))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
