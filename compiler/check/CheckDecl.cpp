@@ -106,14 +106,17 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
         case ast::BinaryOp::Add: return *l + *r;
         case ast::BinaryOp::Sub: return *l - *r;
         case ast::BinaryOp::Mul: return *l * *r;
-        // Two numbers divide as values do (toward zero, total: `-7 / 2` is
-        // -3, `7 / 0` is -1); a dimension's operands are never negative and
-        // its divisor is proven positive (E2205), where floor is the same.
+        // Two numbers divide as values do (toward zero: `-7 / 2` is -3); a
+        // dimension's operands are never negative and its divisor is proven
+        // positive (E2205), where floor is the same. A zero divisor stays
+        // unfolded, so that E2205 is what a shape dividing by it reports.
         case ast::BinaryOp::Div:
-          if (l->constantValue() && r->constantValue()) return shape::DimExpr::truncatingDivision(*l, *r, false);
+          if (l->constantValue() && r->constantValue().value_or(0) != 0)
+            return shape::DimExpr::truncatingDivision(*l, *r, false);
           return shape::DimExpr::floorDiv(*l, *r);
         case ast::BinaryOp::Rem:
-          if (l->constantValue() && r->constantValue()) return shape::DimExpr::truncatingDivision(*l, *r, true);
+          if (l->constantValue() && r->constantValue().value_or(0) != 0)
+            return shape::DimExpr::truncatingDivision(*l, *r, true);
           return shape::DimExpr::mod(*l, *r);
         case ast::BinaryOp::Or:
         case ast::BinaryOp::And:

@@ -381,14 +381,18 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
       }
     if (unknownNamed) return Type::error();
     size_t wanted = name == "cumsum" ? 1 : 2;
-    if (!axisExpr || (name == "cumsum" ? parts.size() != 1 : parts.size() < 2)) {
+    std::string usage = name == "cumsum" ? "cumsum(x, axis = k)" : "concat(a, b, axis = k)";
+    if (name == "cumsum" ? parts.size() != 1 : parts.size() < 2) {
       diagnostics_.emit(DiagnosticKind::PreludeArity, call->span, name, wanted, parts.size())
-          .label(!axisExpr ? std::string("the `axis = k` argument is missing")
-                           : fmt::format("`{}` takes {} tensor{}", name,
-                                         name == "cumsum" ? "one" : "two or more",
-                                         name == "cumsum" ? "" : "s"))
-          .help(fmt::format("write `{}`", name == "cumsum" ? "cumsum(x, axis = k)"
-                                                           : "concat(a, b, axis = k)"));
+          .label(fmt::format("`{}` takes {} tensor{}", name, name == "cumsum" ? "one" : "two or more",
+                             name == "cumsum" ? "" : "s"))
+          .help(fmt::format("write `{}`", usage));
+      return Type::error();
+    }
+    if (!axisExpr) {
+      diagnostics_.emit(DiagnosticKind::MissingArgument, call->span, name, "axis")
+          .label("the `axis = k` argument is missing")
+          .help(fmt::format("write `{}`", usage));
       return Type::error();
     }
     Type axisType = checkExpr(axisExpr);

@@ -4,6 +4,8 @@
 // their dtype from it.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <mlir/Dialect/Arith/IR/Arith.h>
 
 #include "compiler/lower/LowerImpl.h"
@@ -69,6 +71,34 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
   auto done = [&](mlir::Value v) {
     return notation_ ? Val::element(v, result) : Val::tensor(v, result);
   };
+
+  if (unaryKind(name) && !result.isTensor() && positional.size() == 1) {
+    // Of a number without a dtype: the number (computed in f64, or an exact
+    // integer for `abs`), which takes its dtype where it is used. `abs` of
+    // i64's MIN wraps to itself, as the generated code's does.
+    auto x = lowerExpr(positional[0]);
+    if (!x) return std::nullopt;
+    if (name == "abs" && x->kind == Val::Kind::Int) {
+      if (auto v = x->dim.constantValue())
+        return Val::integer(shape::DimExpr::constant(*v == INT64_MIN ? *v : (*v < 0 ? -*v : *v)));
+      return Val::integer(shape::DimExpr::max(x->dim, -x->dim));
+    }
+    double v = 0;
+    if (x->kind == Val::Kind::Float) v = x->number;
+    else if (x->kind == Val::Kind::Int && x->dim.constantValue()) v = double(*x->dim.constantValue());
+    else return unsupported(call->span, fmt::format("this `{}`", name));
+    switch (*unaryKind(name)) {
+      case UnaryKind::Exp: return Val::floating(std::exp(v));
+      case UnaryKind::Log: return Val::floating(std::log(v));
+      case UnaryKind::Sqrt: return Val::floating(std::sqrt(v));
+      case UnaryKind::Rsqrt: return Val::floating(1.0 / std::sqrt(v));
+      case UnaryKind::Sin: return Val::floating(std::sin(v));
+      case UnaryKind::Cos: return Val::floating(std::cos(v));
+      case UnaryKind::Tanh: return Val::floating(std::tanh(v));
+      case UnaryKind::Abs: return Val::floating(std::fabs(v));
+      default: return unsupported(call->span, fmt::format("this `{}`", name));
+    }
+  }
 
   if (name == "cast" || unaryKind(name)) {
     auto rd = resultDType();

@@ -1881,6 +1881,12 @@ def value_semantics(rng):
                           result(np.array([shift_i32(int(p), int(q), False) for p, q in zip(v, n)], dtype=np.int32), "i32", part=5),
                           result(np.array([shift_i32(int(p), int(q), False, True) for p, q in zip(v, n)], dtype=np.uint32),
                                  "u32", part=6)))
+    for n in [3, 12]:
+        calls.append(call("math", {"x": np.zeros(n, dtype=np.float32)},
+                          result(np.float32(np.exp(1.0)), "f32", EXACT, part=0), result(np.float32(4.5), "f32", EXACT, part=1),
+                          result(np.float64(1.0), "f64", EXACT, part=2), result(np.int64(5), "i64", part=3),
+                          result(np.int64(abs(n - 10)), "i64", part=4),
+                          result(np.int64(-2 ** 63), "i64", part=5)))
     for x, i, h, g in [(-3.5, -4, 1.5, 2.5), (2.25, 6, -1.5, 0.5)]:
         w = -1.0 if x < 0 else 1.0
         calls.append(call("joined", {"x": np.float32(x), "i": np.int32(i), "h": h, "g": g},
