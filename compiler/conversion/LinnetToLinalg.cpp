@@ -7,7 +7,7 @@
 //   reduce, notation
 //       -> one `linalg.generic` with reduction iterators, its init a
 //          `tensor.empty` filled with the reduction's identity
-//   slice -> `tensor.extract_slice` (rank-reducing for dropped axes)
+//   slice -> `tensor.extract_slice`, then `tensor.collapse_shape` for dropped axes
 //   concat -> `tensor.empty` + a chain of `tensor.insert_slice`
 //   reshape -> `tensor.collapse_shape`/`expand_shape` when both shapes are
 //       static and one refines the other, else `tensor.reshape`
@@ -648,6 +648,7 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     RankedTensorType x = tensorType(adaptor.getX()), type = op.getResult().getType();
     ArrayRef<int64_t> dropped = op.getDroppedAxes();
     SmallVector<OpFoldResult> offsets, sizes, strides;
+    SmallVector<int64_t> kept;  // the slice's shape before the axes are dropped
     auto dyn = adaptor.getSizes().begin();
     int64_t r = 0;
     for (int64_t i = 0; i < x.getRank(); ++i) {
@@ -655,14 +656,38 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       strides.push_back(rewriter.getIndexAttr(op.getSteps()[i]));
       if (llvm::is_contained(dropped, i)) {
         sizes.push_back(rewriter.getIndexAttr(1));
+        kept.push_back(1);
         continue;
       }
       sizes.push_back(type.isDynamicDim(r) ? OpFoldResult(*dyn++)
                                            : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(r))));
+      kept.push_back(type.getDimSize(r));
       ++r;
     }
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, adaptor.getX(), offsets, sizes,
-                                                        strides);
+    if (dropped.empty()) {
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, adaptor.getX(), offsets, sizes, strides);
+      return success();
+    }
+    // The axes are dropped by a collapse, not by a rank-reducing slice: which
+    // unit axes such a slice drops is inferred from its types, and with
+    // another unit axis beside them (x[:, :, 0] of a [1, 2, 2] tensor) MLIR's
+    // canonicalization rebuilt it dropping the wrong one (reading [1, 1, 2]).
+    auto full = RankedTensorType::get(kept, type.getElementType());
+    Value slice = rewriter.create<tensor::ExtractSliceOp>(op.getLoc(), full, adaptor.getX(), offsets, sizes, strides);
+    SmallVector<ReassociationIndices> groups;
+    ReassociationIndices pending;  // dropped axes before the first kept one
+    for (int64_t i = 0; i < x.getRank(); ++i) {
+      if (llvm::is_contained(dropped, i)) {
+        if (groups.empty()) pending.push_back(i);
+        else groups.back().push_back(i);
+        continue;
+      }
+      ReassociationIndices group = pending;
+      pending.clear();
+      group.push_back(i);
+      groups.push_back(group);
+    }
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, slice, groups);
     return success();
   }
 };

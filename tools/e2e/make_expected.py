@@ -1914,6 +1914,29 @@ def block_items(rng):
     return calls
 
 
+@program
+def slicing_unit_axes(rng):
+    a = dyadic(rng, (1, 2, 2))
+    b = dyadic(rng, (1, 2, 2, 2))
+    c = dyadic(rng, (2, 1, 2))
+    d = dyadic(rng, (1, 2, 3))
+    calls = [
+        call("last_axis", {"x": a}, result(a[:, :, 0], "f32", EXACT, part=0), result(a[..., 1], "f32", EXACT, part=1),
+             result(a[0:1, 0:2, 0], "f32", EXACT, part=2)),
+        call("inner_axes", {"x": b}, result(b[:, :, 0, :], "f32", EXACT, part=0),
+             result(b[:, :, :, 1], "f32", EXACT, part=1), result(b[0, :, 1, :], "f32", EXACT, part=2)),
+        call("unit_between", {"x": c}, result(c[:, :, 1], "f32", EXACT, part=0), result(c[:, 0, 0], "f32", EXACT, part=1)),
+    ]
+    for i in range(3):
+        calls.append(call("at_run_time", {"x": d, "i": np.int64(i)}, result(d[:, :, i], "f32", EXACT, part=0),
+                          result(d[0, 1, i], "f32", EXACT, part=1)))
+    for n in [1, 3]:
+        e = dyadic(rng, (n, 1, 3))
+        calls.append(call("dynamic_lead", {"x": e}, result(e[:, 0, 1:3], "f32", EXACT, part=0),
+                          result(e[:, 0, 2] * 2.0, "f32", EXACT_DYADIC, part=1)))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
