@@ -26,6 +26,10 @@ constexpr std::string_view kKeyFormat = "linnet-build-cache/1";
 // A file's bytes, or nullopt if it cannot be read (absent is a fact the key
 // records, not an error: the package may have no bindings.json).
 std::optional<std::string> readWholeFile(const std::filesystem::path& path) {
+  // A FIFO or a device is no file of the package (reading one would block
+  // or never end): absent, as the build that reads it then reports.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream text;

@@ -2,6 +2,7 @@
 #include "compiler/source/SourceManager.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -45,6 +46,13 @@ FileId SourceManager::addBuffer(std::string path, std::string text) {
 }
 
 std::optional<FileId> SourceManager::addFile(const std::string& path, std::string* error) {
+  // Only a regular file: a FIFO would block the read forever and a device
+  // (`/dev/zero`) never end it.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    if (error) *error = std::filesystem::exists(path, ec) ? "`" + path + "` is not a regular file" : "cannot read `" + path + "`";
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (error) *error = "cannot read `" + path + "`";

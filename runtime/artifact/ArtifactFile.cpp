@@ -23,13 +23,21 @@ void appendU64(std::string &out, std::uint64_t value) {
 
 } // namespace
 
+std::uint64_t artifactChecksum(std::span<const std::byte> bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (std::byte b : bytes)
+    hash = (hash ^ static_cast<std::uint8_t>(b)) * 0x100000001b3ull;
+  return hash;
+}
+
 Expected<ArtifactContents> splitArtifact(std::span<const std::byte> file, std::string_view sourceName) {
   const std::size_t size = file.size();
   if (size < 8 || std::memcmp(file.data(), kArtifactMagic, sizeof kArtifactMagic) != 0)
     return makeError("{}: not a linnet artifact (bad magic)", sourceName);
   auto version = static_cast<std::uint8_t>(file[7]);
   if (version != kArtifactFormatVersion)
-    return makeError("{}: artifact format version {} is not supported (this runtime reads version {})",
+    return makeError("{}: artifact format version {} is not supported (this runtime reads version {}; build it "
+                     "again with this linnet)",
                      sourceName, version, kArtifactFormatVersion);
   if (size < 16)
     return makeError("{}: truncated: the manifest length is missing", sourceName);
@@ -53,9 +61,16 @@ Expected<ArtifactContents> splitArtifact(std::span<const std::byte> file, std::s
   if (soBytes > size - pos)
     return makeError("{}: truncated: the shared object is {} bytes but only {} follow", sourceName, soBytes,
                      size - pos);
-  if (soBytes < size - pos)
-    return makeError("{}: {} unexpected bytes after the shared object", sourceName, size - pos - soBytes);
-  return ArtifactContents{manifest, file.subspan(pos, soBytes)};
+  std::size_t soAt = pos;
+  pos += soBytes;
+  if (size - pos < 8)
+    return makeError("{}: truncated: the checksum is missing", sourceName);
+  if (size - pos > 8)
+    return makeError("{}: {} unexpected bytes after the checksum", sourceName, size - pos - 8);
+  std::uint64_t stored = readU64(file.data() + pos);
+  if (stored != artifactChecksum(file.first(pos)))
+    return makeError("{}: damaged: its checksum does not match its bytes (build it again)", sourceName);
+  return ArtifactContents{manifest, file.subspan(soAt, soBytes)};
 }
 
 std::string encodeArtifact(std::string_view manifestJson, std::string_view sharedObject) {
@@ -65,6 +80,7 @@ std::string encodeArtifact(std::string_view manifestJson, std::string_view share
   out.append(manifestJson);
   appendU64(out, sharedObject.size());
   out.append(sharedObject);
+  appendU64(out, artifactChecksum(std::as_bytes(std::span<const char>(out.data(), out.size()))));
   return out;
 }
 

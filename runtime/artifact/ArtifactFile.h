@@ -1,11 +1,15 @@
-// The `.lnpkg` container (docs/abi.md): magic, manifest, shared object.
+// The `.lnpkg` container (docs/abi.md): magic, manifest, shared object,
+// checksum.
 //
-//     offset 0  8 bytes  "LNPKG\0\0\1" (the last byte is the format version)
+//     offset 0  8 bytes  "LNPKG\0\0\2" (the last byte is the format version)
 //               u64 LE   M, then M bytes of manifest JSON
-//               u64 LE   N, then N bytes of ELF shared object; nothing follows
+//               u64 LE   N, then N bytes of ELF shared object
+//               u64 LE   FNV-1a 64 of every byte before it; nothing follows
 //
 // splitArtifact() checks the magic and version and every length against the
-// size of the bytes before it looks at them, and returns views into those
+// size of the bytes before it looks at them, then the checksum (a damaged
+// file would otherwise reach dlopen, which trusts the ELF it is given and
+// faults on a flipped byte), and returns views into those
 // bytes (no copy: the caller keeps them alive). writeArtifact() is what the
 // compiler calls: it writes a temporary file beside `path` and renames it
 // over `path`, so a reader never sees half an artifact.
@@ -22,7 +26,7 @@
 namespace linnet::rt {
 
 inline constexpr char kArtifactMagic[7] = {'L', 'N', 'P', 'K', 'G', '\0', '\0'};
-inline constexpr std::uint8_t kArtifactFormatVersion = 1;
+inline constexpr std::uint8_t kArtifactFormatVersion = 2;
 // Bounds on what a file may declare; larger values are rejected as malformed.
 inline constexpr std::uint64_t kMaxManifestBytes = 64ull << 20;
 inline constexpr std::uint64_t kMaxSharedObjectBytes = 4ull << 30;
@@ -32,6 +36,9 @@ struct ArtifactContents {
   std::string_view manifestJson;
   std::span<const std::byte> sharedObject;
 };
+
+// FNV-1a, 64 bits, of `bytes`: the container's checksum.
+std::uint64_t artifactChecksum(std::span<const std::byte> bytes);
 
 // Splits an artifact image. `sourceName` prefixes every message.
 Expected<ArtifactContents> splitArtifact(std::span<const std::byte> file, std::string_view sourceName);

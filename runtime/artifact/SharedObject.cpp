@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -142,6 +143,14 @@ Expected<void *> SharedObject::symbol(const std::string &name) const {
   void *address = dlsym(handle_, name.c_str());
   if (!address)
     return makeError("{}: the native code has no symbol `{}`", sourceName_, name);
+  // dlsym also searches the object's dependencies: a manifest naming
+  // `abort` would get libc's. Only the artifact's own definitions count.
+  link_map *own = nullptr, *owner = nullptr;
+  Dl_info info{};
+  if (dlinfo(handle_, RTLD_DI_LINKMAP, &own) != 0 ||
+      dladdr1(address, &info, reinterpret_cast<void **>(&owner), RTLD_DL_LINKMAP) == 0 || owner != own)
+    return makeError("{}: the native code does not define `{}` (it names another library's symbol)", sourceName_,
+                     name);
   return address;
 }
 

@@ -39,7 +39,10 @@ std::string osReason(int error) { return std::strerror(error); }
 Expected<MappedFile> MappedFile::open(const std::filesystem::path &path) {
   int rawFd;
   do {
-    rawFd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+    // writer forever; it is then refused below as not a regular file (the
+    // flag changes nothing for a regular file's reads and mapping).
+    rawFd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (rawFd < 0 && errno == EINTR);
   if (rawFd < 0)
     return makeError("{}: cannot open: {}", path.string(), osReason(errno));

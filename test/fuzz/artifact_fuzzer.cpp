@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   auto contents = linnet::rt::splitArtifact(bytes, "<fuzz input>");
   std::string_view manifestText;
   if (contents.ok()) {
-    check(contents->manifestJson.size() + contents->sharedObject.size() + 24 == size);
+    check(contents->manifestJson.size() + contents->sharedObject.size() + 32 == size);
     manifestText = contents->manifestJson;
   } else {
     check(!contents.message().empty());

@@ -24,7 +24,7 @@ std::string u64(std::uint64_t v) {
   return out;
 }
 
-const std::string kMagic("LNPKG\0\0\1", 8);
+const std::string kMagic("LNPKG\0\0\2", 8);
 
 TEST(ArtifactFileTest, RoundTrip) {
   test::TempDir dir;
@@ -49,7 +49,10 @@ TEST(ArtifactFileTest, WriteFailsCleanly) {
 TEST(ArtifactFileTest, Malformed) {
   EXPECT_NE(splitError("").find("bad magic"), std::string::npos);
   EXPECT_NE(splitError("LNPKX\0\0\1").find("bad magic"), std::string::npos);
-  EXPECT_NE(splitError(std::string("LNPKG\0\0\2", 8) + u64(0) + u64(0)).find("version 2 is not supported"),
+  // Version 1 had no checksum: refused, with the advice to build again.
+  EXPECT_NE(splitError(std::string("LNPKG\0\0\1", 8) + u64(0) + u64(0)).find("version 1 is not supported"),
+            std::string::npos);
+  EXPECT_NE(splitError(std::string("LNPKG\0\0\1", 8) + u64(0) + u64(0)).find("build it again"),
             std::string::npos);
   EXPECT_NE(splitError(kMagic).find("manifest length is missing"), std::string::npos);
   EXPECT_NE(splitError(kMagic + u64(10) + "{}").find("the manifest is 10 bytes but only 2 follow"),
@@ -57,7 +60,22 @@ TEST(ArtifactFileTest, Malformed) {
   EXPECT_NE(splitError(kMagic + u64(2) + "{}").find("shared object length is missing"), std::string::npos);
   EXPECT_NE(splitError(kMagic + u64(2) + "{}" + u64(5) + "abc").find("shared object is 5 bytes but only 3"),
             std::string::npos);
-  EXPECT_NE(splitError(kMagic + u64(2) + "{}" + u64(1) + "ab").find("1 unexpected bytes"), std::string::npos);
+  EXPECT_NE(splitError(kMagic + u64(2) + "{}" + u64(1) + "ab").find("checksum is missing"), std::string::npos);
+  std::string whole = encodeArtifact("{}", "ab");
+  EXPECT_NE(splitError(whole + "x").find("1 unexpected bytes after the checksum"), std::string::npos);
+}
+
+TEST(ArtifactFileTest, EveryDamagedByteIsCaught) {
+  // A flipped bit anywhere past the magic and lengths (manifest, native
+  // code, checksum) is a damaged file, refused before dlopen sees it.
+  std::string whole = encodeArtifact("{\"x\": 1}", std::string("\x7f" "ELF\0so-bytes", 13));
+  ASSERT_TRUE(splitArtifact(bytesOf(whole), "x").ok());
+  for (std::size_t i = 16; i < whole.size(); ++i) {
+    if (i >= 16 + 8 && i < 16 + 8 + 8) continue;  // the code's length: caught as a length
+    std::string damaged = whole;
+    damaged[i] = static_cast<char>(damaged[i] ^ 0x10);
+    EXPECT_NE(splitError(damaged).find("damaged"), std::string::npos) << "byte " << i;
+  }
 }
 
 TEST(ArtifactFileTest, HugeLengthsAreRejectedWithoutReading) {

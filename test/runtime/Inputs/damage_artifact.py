@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Writes a damaged copy of a .lnpkg for test/runtime/damaged-artifact.test.
+
+    damage_artifact.py flip IN OUT    one bit of the ELF program headers flipped
+    damage_artifact.py abort IN OUT   the first entry's symbol renamed `abort`, with a
+                                      valid checksum (docs/abi.md's container)
+"""
+import json
+import struct
+import sys
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+mode, src, dst = sys.argv[1:4]
+data = open(src, "rb").read()
+assert data[:8] == b"LNPKG\0\0\2", "not a version-2 artifact"
+m = struct.unpack("<Q", data[8:16])[0]
+manifest = data[16:16 + m]
+so_len = struct.unpack("<Q", data[16 + m:24 + m])[0]
+so = data[24 + m:24 + m + so_len]
+if mode == "flip":
+    out = bytearray(data)
+    out[24 + m + 0x40 + 0x10] ^= 0x40  # in the first program header
+    open(dst, "wb").write(out)
+elif mode == "abort":
+    doc = json.loads(manifest)
+    doc["entries"][0]["symbol"] = "abort"
+    text = json.dumps(doc).encode()
+    body = data[:8] + struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(so)) + so
+    open(dst, "wb").write(body + struct.pack("<Q", fnv1a64(body)))
+else:
+    sys.exit("mode: flip or abort")
