@@ -51,6 +51,7 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
   j["entries"] = nlohmann::json::array();
   for (const lower::LoweredEntry& e : program.entries) {
     nlohmann::json entry = {{"name", e.name}, {"symbol", "linnet_entry_" + (e.symbol.empty() ? e.name : e.symbol)}, {"dims", e.dims}};
+    if (!e.defaults.empty()) entry["defaults"] = e.defaults;
     entry["args"] = nlohmann::json::array();
     for (const lower::SlotType& a : e.args) entry["args"].push_back(slotType(a, true));
     entry["results"] = nlohmann::json::array();

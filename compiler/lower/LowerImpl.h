@@ -370,6 +370,7 @@ class Lowerer {
   std::optional<std::vector<EntryVariant>> variantsOf(const ast::FunctionItem& entry);
   bool lowerEntry(const manifest::EntryRef& entry, const EntryVariant& variant, LoweredEntry& out);
   // The root block's generics as bound; false after reporting one unbound.
+  std::optional<std::string> defaultSpelling(const ast::Expr* e, const std::map<std::string, std::string>& earlier);
   bool rootSubstitution(check::Substitution& out);
 
   mlir::MLIRContext& context_;

@@ -12,6 +12,7 @@
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
+#include "compiler/modules/ConstantValues.h"
 
 namespace linnet::lower {
 
@@ -269,6 +270,7 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
            std::any_of(dims.begin(), dims.end(), [&](const auto& d) { return d.second == name; }) ||
            inputs_.generics.count(name);
   };
+  std::map<std::string, std::string> dimNames;  // a dim generic's manifest name, for defaults
   for (const ast::GenericParam& g : entry.generics) {
     if (g.isPack) {
       // Compiled at one length (variantsOf): its axes are dims of their own,
@@ -321,6 +323,15 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     dims.push_back({id, name});
     inputs.push_back(builder_.getIndexType());
     out.dims.push_back(name);
+    if (g.defaultValue && g.defaultValue->expr) {
+      std::optional<std::string> spelled = defaultSpelling(g.defaultValue->expr, dimNames);
+      if (!spelled) {
+        unsupported(g.defaultValue->span, fmt::format("this default of the entry dim `{}`", g.name.name));
+        return false;
+      }
+      out.defaults[name] = *spelled;
+    }
+    dimNames[g.name.name] = name;
   }
   auto slotType = [&](const TensorSlot& s) {
     return mlir::RankedTensorType::get(s.shape, elementType(s.dtype));
@@ -558,6 +569,45 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   out.writesState = writesState_;
   builder_.create<mlir::func::ReturnOp>(at, values);
   return true;
+}
+
+// An entry dim's default as the manifest spells it (the runtime's DimExpr:
+// numbers, names, + - * / %, min, max, parentheses): the model's generics and
+// constants are numbers here, the entry's earlier dims their manifest names
+// (`earlier`: generic name to manifest name); nullopt for anything else.
+std::optional<std::string> Lowerer::defaultSpelling(const ast::Expr* e,
+                                                    const std::map<std::string, std::string>& earlier) {
+  if (auto* p = ast::as<ast::ParenExpr>(e)) {
+    auto inner = defaultSpelling(p->inner, earlier);
+    return inner ? std::optional<std::string>("(" + *inner + ")") : std::nullopt;
+  }
+  if (auto* n = ast::as<ast::NameExpr>(e)) {
+    if (auto it = earlier.find(n->name.name); it != earlier.end()) return it->second;
+    if (auto it = inputs_.generics.find(n->name.name); it != inputs_.generics.end() && it->second.dim)
+      return std::to_string(*it->second.dim);
+  }
+  if (auto* b = ast::as<ast::BinaryExpr>(e)) {
+    const char* op = b->op == ast::BinaryOp::Add   ? " + "
+                     : b->op == ast::BinaryOp::Sub ? " - "
+                     : b->op == ast::BinaryOp::Mul ? " * "
+                     : b->op == ast::BinaryOp::Div ? " / "
+                     : b->op == ast::BinaryOp::Rem ? " % "
+                                                   : nullptr;
+    auto l = op ? defaultSpelling(b->lhs, earlier) : std::nullopt;
+    auto r = l ? defaultSpelling(b->rhs, earlier) : std::nullopt;
+    if (r) return "(" + *l + op + *r + ")";
+  }
+  if (auto* c = ast::as<ast::CallExpr>(e); c && c->args.size() == 2 && !c->hasGenericArgs)
+    if (auto* callee = ast::as<ast::NameExpr>(c->callee); callee && (callee->name.name == "min" || callee->name.name == "max")) {
+      auto a = defaultSpelling(c->args[0].value, earlier);
+      auto z = a ? defaultSpelling(c->args[1].value, earlier) : std::nullopt;
+      if (z) return callee->name.name + "(" + *a + ", " + *z + ")";
+    }
+  // A number or a constant.
+  if (std::optional<ConstantNumber> v = foldConstantExpr(module(), e);
+      v && v->kind == ConstantNumber::Kind::Integer)
+    return std::to_string(v->integer);
+  return std::nullopt;
 }
 
 bool Lowerer::rootSubstitution(check::Substitution& out) {

@@ -65,6 +65,9 @@ struct LoweredEntry {
   // (`scale__S2`, `loss__Tf32`).
   std::string symbol;
   std::vector<std::string> dims;
+  // A dim generic's default (`<Steps: Dim = 16>`) as the manifest spells it,
+  // in the model's generics (bound: numbers) and the entry's earlier dims.
+  std::map<std::string, std::string> defaults;
   std::vector<SlotType> args;
   std::vector<SlotType> results;
   bool readsState = false;

@@ -554,7 +554,9 @@ Status ManifestReader::readRequires(const json &entryJson, const std::string &wh
 
 Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &where,
                                               const Manifest &manifest) const {
-  if (Status s = checkObject(e, where, {"name", "symbol", "dims", "args", "results", "state", "checks", "requires"}); !s)
+  if (Status s = checkObject(e, where,
+                             {"name", "symbol", "dims", "defaults", "args", "results", "state", "checks", "requires"});
+      !s)
     return s.error();
   EntrySpec entry;
   Expected<std::string> name = string(e, "name", where, true);
@@ -590,6 +592,30 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
       if (!names.insert(dim).second)
         return fail(at, "`{}` is listed twice", dim);
       entry.dims.push_back(dim);
+    }
+  }
+  // Defaults: each in the generics and the dims before its own (declared
+  // order, so evaluating them in that order always has their names).
+  Expected<const json *> defaults = member(e, "defaults", where, false);
+  if (!defaults)
+    return defaults.error();
+  if (*defaults) {
+    if (!(*defaults)->is_object())
+      return fail(where + ".defaults", "expected an object");
+    for (const auto &[dim, value] : (*defaults)->items()) {
+      std::string at = fmt::format("{}.defaults.{}", where, dim);
+      auto position = std::find(entry.dims.begin(), entry.dims.end(), dim);
+      if (position == entry.dims.end())
+        return fail(at, "`{}` is not a dim of the entry", dim);
+      std::set<std::string> earlier;
+      for (const GenericValue &generic : manifest.generics)
+        if (generic.dim)
+          earlier.insert(generic.name);
+      earlier.insert(entry.dims.begin(), position);
+      Expected<DimExpr> expr = expression(value, at, earlier);
+      if (!expr)
+        return expr.error();
+      entry.defaults.emplace(dim, std::move(*expr));
     }
   }
 

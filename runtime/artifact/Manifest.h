@@ -20,6 +20,7 @@
 #include "runtime/support/Status.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -114,6 +115,10 @@ struct EntrySpec {
   std::string name;
   std::string symbol;
   std::vector<std::string> dims;
+  // A dim's default (`<Steps: Dim = 16>`), in the entry's earlier dims and
+  // the model's generics: its value when no argument fixes it and no bind
+  // gives one.
+  std::map<std::string, DimExpr> defaults;
   std::vector<ArgSpec> args;
   std::vector<ResultSpec> results;
   StateAccess state = StateAccess::None;

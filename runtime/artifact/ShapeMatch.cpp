@@ -123,6 +123,17 @@ Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
     auto bind = binds.find(dim);
     if (bind == binds.end() && solveFromAxes(entry, argShapes, dim, env))
       continue;
+    if (auto fallback = entry.defaults.find(dim); bind == binds.end() && fallback != entry.defaults.end()) {
+      Expected<std::int64_t> value = fallback->second.evaluate(env);
+      if (!value)
+        return makeError("dim `{}` of entry `{}`: its default `{}`: {}", dim, entry.name, fallback->second.text(),
+                         value.message());
+      if (*value < 0 || *value > kMaxDim)
+        return makeError("dim `{}` of entry `{}`: its default `{}` is {}, outside 0..{}", dim, entry.name,
+                         fallback->second.text(), *value, kMaxDim);
+      env[dim] = *value;
+      continue;
+    }
     if (bind == binds.end()) {
       // Where the dim appears, if anywhere: an axis like `N + 1` does not fix N.
       std::vector<std::string> uses;

@@ -865,6 +865,11 @@ def generics(rng):
         call("ramp", {}, result(np.arange(3, dtype=np.int64) * 3, "i64"), bind={"Steps": 3}),
         call("ramp", {}, result(np.arange(5, dtype=np.int64) * 5, "i64"), bind={"Steps": 5}),
         call("repeated", {"x": x2}, result(np.broadcast_to(x2, (4, 2)), "f32", EXACT), bind={"Steps": 4}),
+        call("defaulted", {}, result(np.arange(4), "i64", part=0), result(np.arange(9), "i64", part=1)),
+        call("defaulted", {}, result(np.arange(2), "i64", part=0), result(np.arange(5), "i64", part=1),
+             bind={"Steps": 2}),
+        call("defaulted", {}, result(np.arange(3), "i64", part=0), result(np.arange(1), "i64", part=1),
+             bind={"Steps": 3, "Twice": 1}),
     ]
 
 

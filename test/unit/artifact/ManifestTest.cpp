@@ -250,6 +250,21 @@ TEST(ManifestTest, Requires) {
                "entries[0].requires[0].lhs: `S` is neither");
 }
 
+TEST(ManifestTest, DimDefaults) {
+  // entries[2] is `pick` with dims B, S; a default may name the model's
+  // generics and the dims before its own.
+  Expected<Manifest> ok = parseManifest(
+      edited([](json &m) { m["entries"][2]["defaults"] = {{"B", "2"}, {"S", "B * 4 + K"}}; }).dump(), "m");
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok->findEntry("pick")->defaults.at("S").text(), "B * 4 + K");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["defaults"] = json::array(); }),
+               "entries[2].defaults: expected an object");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["defaults"] = {{"Q", "1"}}; }),
+               "entries[2].defaults.Q: `Q` is not a dim of the entry");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["defaults"] = {{"B", "S"}}; }), "entries[2].defaults.B:");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["defaults"] = {{"B", "2 +"}}; }), "entries[2].defaults.B:");
+}
+
 TEST(ManifestTest, EntryVariants) {
   // Variants of `add` (docs/abi.md): the same argument names, told apart by
   // their dtypes and ranks; findVariants lists them in order.
