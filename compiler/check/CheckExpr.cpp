@@ -1011,6 +1011,16 @@ Type Checker::memberOfBlock(const BlockInstance& instance, const ast::Ident& mem
     if (item->name.name != member.name) continue;
     if (auto* f = ast::as<ast::FunctionItem>(item)) {
       if (f->function == ast::FunctionKind::Kernel) return Type::error();
+      // Reached through an instance (`sub.method`): from outside the block,
+      // where only its `pub fn` methods may be called (spec: "Inside a
+      // block, `pub fn` methods are callable by the parent").
+      if (!f->isPub) {
+        diagnostics_.emit(DiagnosticKind::PrivateMethod, member.span, member.name, instance.block->name.name)
+            .label("not `pub`")
+            .secondary(f->name.span, "declared here without `pub`")
+            .help(fmt::format("mark it `pub fn {}` to call it from the block's parent", member.name));
+        return Type::error();
+      }
       return Type::function(instance.module, f,
                             std::make_shared<BlockInstance>(instance));
     }
