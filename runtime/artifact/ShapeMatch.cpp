@@ -36,8 +36,10 @@ namespace {
 // axis a * dim + b, dim = (e - b) / a where that divides exactly, checked by
 // evaluating the axis again. matchShapes binds the dims that an axis names
 // exactly first, so the other names such an axis uses are known by then.
+// `unsolvable` names the first axis linear in `dim` whose extent no value of
+// it gives (`2 * N` of 7 elements), for the message when nothing fixes it.
 bool solveFromAxes(const EntrySpec &entry, std::span<const std::vector<std::int64_t>> argShapes,
-                   const std::string &dim, DimEnv &env) {
+                   const std::string &dim, DimEnv &env, std::string *unsolvable = nullptr) {
   for (std::size_t a = 0; a < entry.args.size(); ++a)
     for (std::size_t axis = 0; axis < entry.args[a].shape.size(); ++axis) {
       const DimExpr &expr = entry.args[a].shape[axis];
@@ -56,11 +58,13 @@ bool solveFromAxes(const EntrySpec &entry, std::span<const std::vector<std::int6
       if (!f0 || !f1 || !f2 || *f1 == *f0 || *f2 - *f1 != *f1 - *f0)
         continue;  // not linear in `dim` (or not at all)
       std::int64_t slope = *f1 - *f0, extent = argShapes[a][axis];
-      if ((extent - *f0) % slope != 0)
-        continue;
       std::int64_t value = (extent - *f0) / slope;
-      if (value < 0 || value > kMaxDim || at(value) != extent)
+      if ((extent - *f0) % slope != 0 || value < 0 || value > kMaxDim || at(value) != extent) {
+        if (unsolvable && unsolvable->empty())
+          *unsolvable = fmt::format("argument `{}` axis {} is {}, and `{}` is that for no `{}` >= 0", entry.args[a].name,
+                                    axis, extent, expr.text(), dim);
         continue;
+      }
       env[dim] = value;
       return true;
     }
@@ -121,7 +125,8 @@ Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
       continue;
     // 2. From the caller's binds, else from an axis linear in it.
     auto bind = binds.find(dim);
-    if (bind == binds.end() && solveFromAxes(entry, argShapes, dim, env))
+    std::string unsolvable;
+    if (bind == binds.end() && solveFromAxes(entry, argShapes, dim, env, &unsolvable))
       continue;
     if (auto fallback = entry.defaults.find(dim); bind == binds.end() && fallback != entry.defaults.end()) {
       Expected<std::int64_t> value = fallback->second.evaluate(env);
@@ -134,6 +139,8 @@ Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
       env[dim] = *value;
       continue;
     }
+    if (bind == binds.end() && !unsolvable.empty())
+      return makeError("dim `{}` of entry `{}` cannot be fixed: {}", dim, entry.name, unsolvable);
     if (bind == binds.end()) {
       // Where the dim appears, if anywhere: an axis like `N + 1` does not fix N.
       std::vector<std::string> uses;
