@@ -289,33 +289,44 @@ bool Binder::checkElementKeys() {
   return ok;
 }
 
+// The path up to the `[*]` of array level `level` (0: the outermost).
+static std::string arrayPrefix(const std::string& path, size_t level) {
+  size_t at = path.find("[*]");
+  for (size_t l = 0; l < level && at != std::string::npos; ++l) at = path.find("[*]", at + 3);
+  return path.substr(0, at);
+}
+
 // An array whose length is a lone unbound generic gets the number of
 // consecutive indices, from 0, at which the checkpoint holds any tensor of it.
+// An inner array (`sub groups: [Group<N>; G]` with `sub leaves: [Leaf; N]`
+// inside) is counted under index 0 of the arrays around it, outermost first.
 void Binder::solveArrayLengths() {
   for (size_t i = 0; i < manifest_.entries.size(); ++i) {
     const manifest::ManifestEntry& entry = manifest_.entries[i];
-    if (entry.kind == ast::MemberKind::State || types_[i].repeat.empty()) continue;
-    std::optional<shape::Atom> length = types_[i].repeat.front().asAtom();
-    const ast::GenericParam* g = length ? generic(*length) : nullptr;
-    if (!g || isBound(g->name.name)) continue;
-    // Count over every non-state entry of the same array (same first level).
-    std::string arrayPrefix = entry.path.substr(0, entry.path.find("[*]"));
-    int64_t count = 0;
-    while (count < kMaxArrayLength) {
-      bool any = false;
-      for (size_t j = 0; j < manifest_.entries.size() && !any; ++j) {
-        const manifest::ManifestEntry& other = manifest_.entries[j];
-        if (other.kind == ast::MemberKind::State || other.repeat.empty()) continue;
-        if (other.path.substr(0, other.path.find("[*]")) != arrayPrefix) continue;
-        std::vector<int64_t> indices(other.repeat.size(), 0);
-        indices[0] = count;
-        any = checkpoint_.find(tensorNameFor(j, indices)) != nullptr;
+    if (entry.kind == ast::MemberKind::State) continue;
+    for (size_t level = 0; level < types_[i].repeat.size(); ++level) {
+      std::optional<shape::Atom> length = types_[i].repeat[level].asAtom();
+      const ast::GenericParam* g = length ? generic(*length) : nullptr;
+      if (!g || isBound(g->name.name)) continue;
+      // Count over every non-state entry of the same array.
+      std::string prefix = arrayPrefix(entry.path, level);
+      int64_t count = 0;
+      while (count < kMaxArrayLength) {
+        bool any = false;
+        for (size_t j = 0; j < manifest_.entries.size() && !any; ++j) {
+          const manifest::ManifestEntry& other = manifest_.entries[j];
+          if (other.kind == ast::MemberKind::State || other.repeat.size() <= level) continue;
+          if (arrayPrefix(other.path, level) != prefix) continue;
+          std::vector<int64_t> indices(other.repeat.size(), 0);
+          indices[level] = count;
+          any = checkpoint_.find(tensorNameFor(j, indices)) != nullptr;
+        }
+        if (!any) break;
+        ++count;
       }
-      if (!any) break;
-      ++count;
+      bindGeneric(g->name.name, BoundValue{count, std::nullopt},
+                  "the number of `" + prefix + "` elements in the checkpoint");
     }
-    bindGeneric(g->name.name, BoundValue{count, std::nullopt},
-                "the number of `" + arrayPrefix + "` elements in the checkpoint");
   }
 }
 
