@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <cfloat>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -159,8 +160,10 @@ private:
       return usage("--prompt needs --checkpoint DIR (the model's weights and tokenizer)");
     if (options_.maxNew && *options_.maxNew < 1)
       return usage(fmt::format("--max-new must be at least 1, got {}", *options_.maxNew));
-    if (options_.temperature && !(*options_.temperature >= 0 && std::isfinite(*options_.temperature)))
-      return usage(fmt::format("--temperature must be a finite number >= 0, got {}", *options_.temperature));
+    // The entry's temperature is an f32: a value past its range would be inf.
+    if (options_.temperature && !(*options_.temperature >= 0 && *options_.temperature <= FLT_MAX))
+      return usage(fmt::format("--temperature must be a finite f32 >= 0 (at most {}), got {}", FLT_MAX,
+                               *options_.temperature));
     if (options_.eos && *options_.eos != "auto") {
       std::int64_t id = 0;
       const std::string &text = *options_.eos;

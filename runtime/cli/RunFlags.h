@@ -5,6 +5,10 @@
 // CLI11 is header-only and the runtime library does not depend on it.
 #pragma once
 
+#include <charconv>
+#include <cstdint>
+#include <string>
+
 #include "runtime/cli/RunCommand.h"
 
 #include <CLI/CLI.hpp>
@@ -22,12 +26,25 @@ inline void addRunFlags(CLI::App &app, RunOptions &options) {
   app.add_flag("--print", options.print, "print the results");
   app.add_flag("--keep-going", options.keepGoing,
                "with --calls: report a failed call and go on with the next (exit 1 at the end)");
+  // A byte count is a whole number of at least 1: 0 or a negative one (which
+  // would wrap) is refused, not taken for "no limit".
+  const CLI::Validator byteCount(
+      [](std::string &text) -> std::string {
+        std::uint64_t value = 0;
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || value == 0)
+          return "a byte count must be a whole number from 1 to 18446744073709551615, not " + text;
+        return {};
+      },
+      "BYTES");
   app.add_option("--max-result-bytes", options.session.maxResultBytes,
                  "refuse a call whose results would take more than BYTES together (default and upper bound: half "
-                 "of this machine's memory)");
+                 "of this machine's memory)")
+      ->check(byteCount);
   app.add_option("--max-call-bytes", options.session.maxCallBytes,
                  "stop the process when a call's generated code would hold more than BYTES at once (default and "
-                 "upper bound: this machine's memory)");
+                 "upper bound: this machine's memory)")
+      ->check(byteCount);
   app.add_option("--out", options.outFile, "save the results to FILE.safetensors (call i as \"i\", parts \"i.0\"...)");
   app.add_option("--prompt", options.prompt,
                  "TEXT: continue this text with the checkpoint's tokenizer, streaming the result (needs --checkpoint)");
@@ -36,7 +53,15 @@ inline void addRunFlags(CLI::App &app, RunOptions &options) {
   app.add_option("--temperature", options.temperature,
                  "with --prompt: sample at this temperature through `sample` (0: greedy, the default)");
   app.add_option("--seed", options.seed, "with --prompt: the sampling key, jax.random.PRNGKey(N) (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](std::string &text) -> std::string {
+            std::uint64_t value = 0;
+            auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+            if (error != std::errc() || end != text.data() + text.size())
+              return "--seed must be a whole number from 0 to 18446744073709551615, not " + text;
+            return {};
+          },
+          "N"));
   app.add_option("--eos", options.eos,
                  "with --prompt: stop token: auto (tokenizer and generation_config.json) or an id (default auto)");
 }
