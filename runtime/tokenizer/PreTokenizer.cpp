@@ -115,8 +115,20 @@ Status PreTokenizer::addSteps(const json &config, std::string_view source, int d
     if (regexText.empty())
       return makeError("{}: a Split pre-tokenizer has an empty pattern", source);
     Expected<Regex> regex = Regex::compile(regexText);
-    if (!regex)
-      return makeError("{}: Split pattern {}: {}", source, jsonQuoted(regexText), regex.message());
+    if (!regex) {
+      // A hostile pattern can be megabytes: quote only its start (cut at a
+      // UTF-8 character boundary).
+      std::string shown = regexText;
+      if (shown.size() > 200) {
+        std::size_t cut = 200;
+        while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80)
+          --cut;
+        shown = jsonQuoted(shown.substr(0, cut)) + "...";
+      } else {
+        shown = jsonQuoted(shown);
+      }
+      return makeError("{}: Split pattern {}: {}", source, shown, regex.message());
+    }
     Step step;
     step.kind = Step::Kind::Split;
     step.regex = std::make_shared<const Regex>(std::move(*regex));

@@ -28,6 +28,11 @@ enum Property : unsigned {
 
 constexpr int kUnbounded = -1;
 constexpr int kMaxDepth = 2000;
+// The parser recurses once per group, so a hostile tokenizer.json with
+// thousands of nested `(` would overflow the stack before matching (bounded
+// by kMaxDepth) ever starts. Real pre-tokenizer patterns nest two or three
+// groups deep.
+constexpr int kMaxGroupNesting = 100;
 constexpr std::size_t kMaxCount = 1000; // largest n in {n,m}
 
 struct Node {
@@ -78,6 +83,7 @@ private:
   std::u32string p_;
   Regex::Program &program_;
   std::size_t pos_ = 0;
+  int groupDepth_ = 0;
 
   Error fail(std::string_view what) const {
     return makeError("unsupported regex construct at offset {}: {}", pos_, what);
@@ -311,6 +317,8 @@ private:
     char32_t c = p_[pos_];
     switch (c) {
     case '(': {
+      if (groupDepth_ >= kMaxGroupNesting)
+        return fail(fmt::format("groups nested deeper than {}", kMaxGroupNesting));
       ++pos_;
       bool groupIcase = icase;
       std::optional<bool> look; // negative?
@@ -330,7 +338,9 @@ private:
           return fail("group kind (supported: (...), (?:...), (?i:...), (?=...), (?!...))");
         }
       }
+      ++groupDepth_;
       Expected<int> inner = parseAlt(groupIcase);
+      --groupDepth_;
       if (!inner)
         return inner;
       if (atEnd() || peek() != ')')

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 namespace linnet::rt::jinja {
 
@@ -29,16 +30,13 @@ char32_t decodeOne(std::string_view cp) {
   return (*decoded)[0];
 }
 
-// str.strip / lstrip / rstrip: `chars` undefined or None means whitespace.
-std::string pyStrip(std::string_view text, const Value &chars, bool left, bool right) {
+// str.strip / lstrip / rstrip: `chars` null means whitespace.
+std::string pyStrip(std::string_view text, const std::string *chars, bool left, bool right) {
   auto cps = splitCodePoints(text);
   std::vector<std::string_view> set;
-  bool whitespace = chars.isUndefined() || chars.isNone();
-  std::string setText; // `set` views into it
-  if (!whitespace) {
-    setText = chars.str();
-    set = splitCodePoints(setText);
-  }
+  bool whitespace = chars == nullptr;
+  if (!whitespace)
+    set = splitCodePoints(*chars);
   auto strip = [&](std::string_view cp) {
     if (whitespace)
       return isPyWhitespace(decodeOne(cp));
@@ -109,7 +107,9 @@ std::string jinjaTitle(const std::string &s) {
   return out;
 }
 
-std::vector<Value> pySplit(const std::string &text, const Value &sep, std::int64_t maxSplit) {
+// Python's str.split; nullopt when it would give more than `maxParts` parts.
+std::optional<std::vector<Value>> pySplit(const std::string &text, const Value &sep,
+                                          std::int64_t maxSplit, std::size_t maxParts) {
   std::vector<Value> parts;
   if (sep.isUndefined() || sep.isNone()) {
     // Runs of whitespace; no empty strings.
@@ -125,11 +125,13 @@ std::vector<Value> pySplit(const std::string &text, const Value &sep, std::int64
         for (; i < cps.size(); ++i)
           part += cps[i];
         // Python keeps the rest as is, minus trailing whitespace.
-        parts.push_back(Value::string(pyStrip(part, Value(), false, true)));
+        parts.push_back(Value::string(pyStrip(part, nullptr, false, true)));
         break;
       }
       while (i < cps.size() && !isPyWhitespace(decodeOne(cps[i])))
         part += cps[i++];
+      if (parts.size() >= maxParts)
+        return std::nullopt;
       parts.push_back(Value::string(std::move(part)));
     }
     return parts;
@@ -140,6 +142,8 @@ std::vector<Value> pySplit(const std::string &text, const Value &sep, std::int64
     std::size_t at = text.find(s, start);
     if (at == std::string::npos)
       break;
+    if (parts.size() + 1 >= maxParts)
+      return std::nullopt;
     parts.push_back(Value::string(text.substr(start, at - start)));
     start = at + s.size();
   }
@@ -147,8 +151,27 @@ std::vector<Value> pySplit(const std::string &text, const Value &sep, std::int64
   return parts;
 }
 
-std::string pyReplace(const std::string &text, const std::string &from, const std::string &to,
-                      std::int64_t count) {
+// Python's str.replace; nullopt (before building anything) when the result
+// would be longer than `limit` bytes.
+std::optional<std::string> pyReplace(const std::string &text, const std::string &from,
+                                     const std::string &to, std::int64_t count,
+                                     std::size_t limit) {
+  // Count the replacements first: `('a' * 100000).replace('', s)` is 1e5
+  // copies of s.
+  std::size_t replacements = 0;
+  if (from.empty()) {
+    replacements = codePointCount(text) + 1;
+  } else {
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + from.size()))
+      ++replacements;
+  }
+  if (count >= 0)
+    replacements = std::min(replacements, static_cast<std::size_t>(count));
+  std::size_t removed = from.size() * replacements;
+  if (text.size() - removed > limit ||
+      (to.size() != 0 && replacements > (limit - (text.size() - removed)) / to.size()))
+    return std::nullopt;
   std::string out;
   if (from.empty()) {
     // Python inserts `to` between code points (and at both ends).
@@ -205,8 +228,29 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
     return Value::string(std::move(s));
   };
 
-  if (name == "trim")
-    return Value::string(pyStrip(subject.str(), argumentOr(args, 0, "chars", Value()), true, true));
+  // str() of the subject, bounded.
+  auto subjectText = [&]() { return text(subject, line); };
+  // What strip's `chars` argument is: null for whitespace.
+  std::string charsText;
+  auto chars = [&](const Value &v) -> Expected<const std::string *> {
+    if (v.isUndefined() || v.isNone())
+      return static_cast<const std::string *>(nullptr);
+    auto t = text(v, line);
+    if (!t)
+      return t.error();
+    charsText = std::move(*t);
+    return &charsText;
+  };
+
+  if (name == "trim") {
+    auto t = subjectText();
+    if (!t)
+      return t.error();
+    auto c = chars(argumentOr(args, 0, "chars", Value()));
+    if (!c)
+      return c.error();
+    return Value::string(pyStrip(*t, *c, true, true));
+  }
   if (name == "length" || name == "count") {
     if (subject.isString())
       return Value::integer(static_cast<std::int64_t>(codePointCount(subject.asString())));
@@ -218,21 +262,29 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
       return Value::integer(0);
     return makeError("line {}: object of type '{}' has no len()", line, subject.typeName());
   }
-  if (name == "upper")
-    return Value::string(asciiUpper(subject.str()));
-  if (name == "lower")
-    return Value::string(asciiLower(subject.str()));
-  if (name == "capitalize")
-    return Value::string(pyCapitalize(subject.str()));
-  if (name == "title")
-    return Value::string(jinjaTitle(subject.str()));
-  if (name == "string")
-    return Value::string(subject.str());
+  if (name == "upper" || name == "lower" || name == "capitalize" || name == "title" ||
+      name == "string") {
+    auto t = subjectText();
+    if (!t)
+      return t.error();
+    if (name == "upper")
+      return Value::string(asciiUpper(std::move(*t)));
+    if (name == "lower")
+      return Value::string(asciiLower(std::move(*t)));
+    if (name == "capitalize")
+      return Value::string(pyCapitalize(std::move(*t)));
+    if (name == "title")
+      return Value::string(jinjaTitle(*t));
+    return Value::string(std::move(*t));
+  }
   if (name == "safe")
     return subject;
   if (name == "e" || name == "escape") {
+    auto t = subjectText();
+    if (!t)
+      return t.error();
     std::string out;
-    for (char c : subject.str()) {
+    for (char c : *t) {
       switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -265,7 +317,7 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
     } else if (!indent.isNone()) {
       return makeError("line {}: tojson indent must be an integer", line);
     }
-    auto json = toJson(subject, width);
+    auto json = toJson(subject, width, options_.limits.maxOutputBytes);
     if (!json)
       return makeError("line {}: {}", line, json.message());
     return sized(std::move(*json));
@@ -279,7 +331,7 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
       if (name == "int" && subject.kind() != Value::Kind::Float)
         return Value::integer(subject.asInt());
     } else if (subject.isString()) {
-      std::string text = pyStrip(subject.asString(), Value(), true, true);
+      std::string text = pyStrip(subject.asString(), nullptr, true, true);
       char *end = nullptr;
       if (name == "int") {
         long long i = std::strtoll(text.c_str(), &end, 10);
@@ -337,14 +389,19 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
     auto items = iterate(subject, line);
     if (!items)
       return items.error();
-    std::string separator = argumentOr(args, 0, "d", Value::string("")).str();
+    auto separator = text(argumentOr(args, 0, "d", Value::string("")), line);
+    if (!separator)
+      return separator.error();
     const Value *attribute = argument(args, 1, "attribute");
     std::string out;
     for (std::size_t i = 0; i < items->size(); ++i) {
       if (i)
-        out += separator;
+        out += *separator;
       const Value &item = (*items)[i];
-      out += attribute ? getItem(item, *attribute).str() : item.str();
+      auto piece = text(attribute ? getItem(item, *attribute) : item, line);
+      if (!piece)
+        return piece.error();
+      out += *piece;
       if (Status st = checkSize(out.size(), line); !st)
         return st.error();
     }
@@ -356,8 +413,22 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
     if (!from || !to)
       return makeError("line {}: replace needs two arguments", line);
     Value count = argumentOr(args, 2, "count", Value::none());
-    return sized(pyReplace(subject.str(), from->str(), to->str(),
-                           count.kind() == Value::Kind::Int ? count.asInt() : -1));
+    auto t = subjectText();
+    if (!t)
+      return t.error();
+    auto old = text(*from, line);
+    if (!old)
+      return old.error();
+    auto replacement = text(*to, line);
+    if (!replacement)
+      return replacement.error();
+    auto out = pyReplace(*t, *old, *replacement,
+                         count.kind() == Value::Kind::Int ? count.asInt() : -1,
+                         options_.limits.maxOutputBytes);
+    if (!out)
+      return makeError("line {}: replace would give more than {} bytes", line,
+                       options_.limits.maxOutputBytes);
+    return Value::string(std::move(*out));
   }
   if (name == "default" || name == "d") {
     Value fallback = argumentOr(args, 0, "default_value", Value::string(""));
@@ -380,10 +451,28 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
     auto items = iterate(subject, line);
     if (!items)
       return items.error();
+    // Quadratic in the items, as jinja2's is for unhashable ones: one budget
+    // bounds all the comparisons.
     std::vector<Value> out;
-    for (const Value &item : *items)
-      if (std::none_of(out.begin(), out.end(), [&](const Value &o) { return o.equals(item); }))
+    std::size_t budget = kMaxCompareWork;
+    for (const Value &item : *items) {
+      bool seen = false;
+      for (const Value &o : out) {
+        if (budget == 0)
+          return makeError("line {}: unique: comparing more than {} items", line,
+                           kMaxCompareWork);
+        --budget;
+        auto same = o.equals(item, budget);
+        if (!same)
+          return makeError("line {}: {}", line, same.message());
+        if (*same) {
+          seen = true;
+          break;
+        }
+      }
+      if (!seen)
         out.push_back(item);
+    }
     return Value::list(std::move(out));
   }
   if (name == "select" || name == "reject" || name == "selectattr" || name == "rejectattr") {
@@ -445,12 +534,15 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
     Args rest;
     rest.positional.assign(args.positional.begin() + 1, args.positional.end());
     rest.keyword = args.keyword;
+    Growth growth; // `[l] * 100000 | map('string')` holds each item's text
     for (const Value &item : *items) {
       if (Status s = step(line); !s)
         return s.error();
       auto v = applyFilter(args.positional[0].asString(), item, rest, scope, line);
       if (!v)
         return v;
+      if (Status s = grow(growth, *v, line); !s)
+        return s.error();
       out.push_back(std::move(*v));
     }
     return Value::list(std::move(out));
@@ -523,8 +615,10 @@ Expected<bool> Renderer::applyTest(const std::string &name, const Value &subject
   if (name == "callable")
     return kind == K::Callable;
   if (name == "lower" || name == "upper") {
-    std::string s = subject.str();
-    return s == (name == "lower" ? asciiLower(s) : asciiUpper(s));
+    auto s = text(subject, line);
+    if (!s)
+      return s.error();
+    return *s == (name == "lower" ? asciiLower(*s) : asciiUpper(*s));
   }
   if (name == "odd" || name == "even" || name == "divisibleby") {
     if (kind != K::Int && kind != K::Bool)
@@ -547,7 +641,12 @@ Expected<bool> Renderer::applyTest(const std::string &name, const Value &subject
       return other.error();
     // `is` identity: the singletons compare by value; everything else by
     // equality of the same kind, which is what templates use it for.
-    return other->kind() == kind && subject.equals(*other);
+    if (other->kind() != kind)
+      return false;
+    auto same = subject.equals(*other);
+    if (!same)
+      return makeError("line {}: {}", line, same.message());
+    return *same;
   }
   static const std::pair<const char *, const char *> kComparisons[] = {
       {"equalto", "=="}, {"eq", "=="}, {"==", "=="}, {"ne", "!="}, {"!=", "!="},
@@ -601,9 +700,18 @@ Expected<Value> Renderer::callMethod(const Value &object, const std::string &nam
                      "supported",
                      line, name);
   const std::string &s = object.asString();
-  if (name == "strip" || name == "lstrip" || name == "rstrip")
-    return Value::string(pyStrip(s, argumentOr(args, 0, "chars", Value()),
+  if (name == "strip" || name == "lstrip" || name == "rstrip") {
+    Value chars = argumentOr(args, 0, "chars", Value());
+    std::string charsText;
+    if (!chars.isUndefined() && !chars.isNone()) {
+      auto t = text(chars, line);
+      if (!t)
+        return t.error();
+      charsText = std::move(*t);
+    }
+    return Value::string(pyStrip(s, chars.isUndefined() || chars.isNone() ? nullptr : &charsText,
                                  name != "rstrip", name != "lstrip"));
+  }
   if (name == "upper")
     return Value::string(asciiUpper(s));
   if (name == "lower")
@@ -619,7 +727,12 @@ Expected<Value> Renderer::callMethod(const Value &object, const std::string &nam
     if (sep.isString() && sep.asString().empty())
       return makeError("line {}: empty separator", line);
     Value maxSplit = argumentOr(args, 1, "maxsplit", Value::integer(-1));
-    return Value::list(pySplit(s, sep, maxSplit.kind() == Value::Kind::Int ? maxSplit.asInt() : -1));
+    auto parts = pySplit(s, sep, maxSplit.kind() == Value::Kind::Int ? maxSplit.asInt() : -1,
+                         options_.limits.maxItems);
+    if (!parts)
+      return makeError("line {}: split would give more than {} items", line,
+                       options_.limits.maxItems);
+    return Value::list(std::move(*parts));
   }
   if (name == "startswith" || name == "endswith") {
     const Value *affix = argument(args, 0, "prefix");
@@ -640,11 +753,13 @@ Expected<Value> Renderer::callMethod(const Value &object, const std::string &nam
     if (!from || !to || !from->isString() || !to->isString())
       return makeError("line {}: replace needs two strings", line);
     Value count = argumentOr(args, 2, "count", Value::integer(-1));
-    std::string out = pyReplace(s, from->asString(), to->asString(),
-                                count.kind() == Value::Kind::Int ? count.asInt() : -1);
-    if (Status st = checkSize(out.size(), line); !st)
-      return st.error();
-    return Value::string(std::move(out));
+    auto out = pyReplace(s, from->asString(), to->asString(),
+                         count.kind() == Value::Kind::Int ? count.asInt() : -1,
+                         options_.limits.maxOutputBytes);
+    if (!out)
+      return makeError("line {}: replace would give more than {} bytes", line,
+                       options_.limits.maxOutputBytes);
+    return Value::string(std::move(*out));
   }
   if (name == "find" || name == "count") {
     const Value *needle = argument(args, 0, "sub");

@@ -89,6 +89,26 @@ private:
     return Status::success();
   }
 
+  // A chain (`a + b + c`, `x.a.b`, `x[0][0]`, `s | f | g`, `a if b if c`)
+  // is parsed by a loop but builds a left-deep tree that the renderer and
+  // Expr's destructor walk recursively: each link counts as one level of
+  // nesting while the rest of the chain is parsed, so every tree stays
+  // within kMaxNesting however it was written. Links are given back when
+  // the chain ends.
+  class Chain {
+  public:
+    explicit Chain(Parser &parser) : parser_(parser) {}
+    ~Chain() { parser_.depth_ -= links_; }
+    Status link() {
+      ++links_;
+      return parser_.enter();
+    }
+
+  private:
+    Parser &parser_;
+    int links_ = 0;
+  };
+
   // Parses statements until a `{% name %}` whose name is in `ends` (left
   // unconsumed after the name: `endTag` gets it) or the end of input (an
   // error when `ends` is not empty).
@@ -408,8 +428,11 @@ private:
     if (!value)
       return value;
     ExprPtr result = std::move(*value);
+    Chain chain(*this);
     while (isName("if")) {
       int line = cur().line;
+      if (Status s = chain.link(); !s)
+        return s.error();
       advance();
       auto cond = parseOr();
       if (!cond)
@@ -438,6 +461,7 @@ private:
     if (!left)
       return left;
     ExprPtr result = std::move(*left);
+    Chain chain(*this);
     while (true) {
       std::string op;
       for (std::string_view o : ops)
@@ -446,6 +470,8 @@ private:
       if (op.empty())
         break;
       int line = cur().line;
+      if (Status s = chain.link(); !s)
+        return s.error();
       advance();
       auto right = (this->*next)();
       if (!right)
@@ -595,8 +621,12 @@ private:
   }
 
   Expected<ExprPtr> parsePostfix(ExprPtr result) {
+    Chain chain(*this);
     while (true) {
       int line = cur().line;
+      if (isOp(".") || isOp("[") || isOp("("))
+        if (Status s = chain.link(); !s)
+          return s.error();
       if (isOp(".")) {
         advance();
         ExprPtr e = node(Expr::Kind::GetAttr, line);
@@ -692,8 +722,12 @@ private:
   }
 
   Expected<ExprPtr> parseFiltersAndTests(ExprPtr result) {
+    Chain chain(*this);
     while (true) {
       int line = cur().line;
+      if (isOp("|") || isName("is") || isOp("("))
+        if (Status s = chain.link(); !s)
+          return s.error();
       if (isOp("|")) {
         advance();
         auto name = dottedName();

@@ -67,6 +67,38 @@ Status Renderer::checkSize(std::size_t size, int line) const {
   return Status::success();
 }
 
+Expected<std::string> Renderer::text(const Value &value, int line) const {
+  auto text = value.str(options_.limits.maxOutputBytes);
+  if (!text)
+    return makeError("line {}: {}", line, text.message());
+  return text;
+}
+
+namespace {
+
+std::size_t stringBytes(const Value &value) {
+  return value.isString() ? value.asString().size() : 0;
+}
+
+} // namespace
+
+Status Renderer::grow(Growth &growth, std::size_t items, std::size_t bytes, int line) const {
+  if (items > options_.limits.maxItems - std::min(options_.limits.maxItems, growth.items))
+    return makeError("line {}: a list or dict would have more than {} items", line,
+                     options_.limits.maxItems);
+  if (bytes > options_.limits.maxOutputBytes -
+                  std::min(options_.limits.maxOutputBytes, growth.bytes))
+    return makeError("line {}: a list or dict would hold more than {} bytes of strings", line,
+                     options_.limits.maxOutputBytes);
+  growth.items += items;
+  growth.bytes += bytes;
+  return Status::success();
+}
+
+Status Renderer::grow(Growth &growth, const Value &item, int line) const {
+  return grow(growth, 1, stringBytes(item), line);
+}
+
 Expected<Flow> Renderer::execBody(const Body &body, Scope &scope, std::string &out) {
   // Blocks nest at most kMaxNesting deep in the source, but macro calls
   // stack them: bound the sum, so that the C++ stack stays small (well under
@@ -92,6 +124,9 @@ Status Renderer::assign(Scope &scope, const std::vector<std::string> &targets, c
     return Status::success();
   }
   std::vector<Value> items;
+  if (value.isString() && codePointCount(value.asString()) != targets.size())
+    return makeError("line {}: cannot unpack {} values into {} names", line,
+                     codePointCount(value.asString()), targets.size());
   if (value.isList())
     items = value.items();
   else if (value.isString())
@@ -118,10 +153,15 @@ Expected<std::vector<Value>> Renderer::iterate(const Value &value, int line) con
     return items;
   case Value::Kind::List:
     return value.items();
-  case Value::Kind::String:
+  case Value::Kind::String: {
+    Growth growth;
+    if (Status s = grow(growth, codePointCount(value.asString()), value.asString().size(), line);
+        !s)
+      return s.error();
     for (std::string_view c : splitCodePoints(value.asString()))
       items.push_back(Value::string(std::string(c)));
     return items;
+  }
   case Value::Kind::Dict:
     for (const auto &[k, v] : value.dictData().entries)
       items.push_back(Value::string(k));
@@ -144,7 +184,12 @@ Expected<Flow> Renderer::exec(const Stmt &stmt, Scope &scope, std::string &out) 
     auto value = eval(*stmt.expr, scope);
     if (!value)
       return value.error();
-    out += value->str();
+    auto printed = text(*value, stmt.line);
+    if (!printed)
+      return printed.error();
+    if (Status s = checkSize(out.size() + printed->size(), stmt.line); !s)
+      return s.error();
+    out += *printed;
     if (Status s = checkSize(out.size(), stmt.line); !s)
       return s.error();
     return Flow::Normal;
@@ -168,7 +213,15 @@ Expected<Flow> Renderer::exec(const Stmt &stmt, Scope &scope, std::string &out) 
       Value target = lookup(scope, stmt.targets[0]);
       if (target.kind() != Value::Kind::Namespace)
         return makeError("line {}: cannot assign attribute on non-namespace object", stmt.line);
-      target.mutableNamespace().set(stmt.attr, std::move(*value));
+      // The namespace may already sit in lists, whose depth is not updated:
+      // the walks over values check depth again.
+      int depth = value->depth() + 1;
+      if (depth > kMaxValueDepth)
+        return makeError("line {}: the value nests deeper than {} levels", stmt.line,
+                         kMaxValueDepth);
+      DictData &attrs = target.mutableNamespace();
+      attrs.depth = std::max(attrs.depth, depth);
+      attrs.set(stmt.attr, std::move(*value));
       return Flow::Normal;
     }
     if (Status s = assign(scope, stmt.targets, *value, stmt.line); !s)
@@ -295,7 +348,8 @@ Value Renderer::getItem(const Value &object, const Value &key) const {
       if (const Value *v = object.dictData().find(key.asString()))
         return *v;
     return Value::undefined(
-        fmt::format("'{}' has no attribute '{}'", objectName(object), key.str()));
+        fmt::format("'{}' has no attribute '{}'", objectName(object),
+                    key.isString() ? key.asString() : key.reprForMessage()));
   }
   if ((object.isList() || object.isString()) && key.kind() == Value::Kind::Int) {
     std::int64_t index = key.asInt();
@@ -315,7 +369,8 @@ Value Renderer::getItem(const Value &object, const Value &key) const {
   }
   if (key.isString())
     return getAttr(object, key.asString());
-  return Value::undefined(fmt::format("{} has no element {}", objectName(object), key.repr()));
+  return Value::undefined(
+      fmt::format("{} has no element {}", objectName(object), key.reprForMessage()));
 }
 
 Expected<Value> Renderer::slice(const Value &object, const Value &start, const Value &stop,
@@ -386,10 +441,15 @@ Expected<Value> Renderer::slice(const Value &object, const Value &start, const V
 Expected<Value> Renderer::binary(const std::string &op, const Value &a, const Value &b,
                                  int line) const {
   if (op == "~") {
-    std::string s = a.str() + b.str();
-    if (Status st = checkSize(s.size(), line); !st)
+    auto left = text(a, line);
+    if (!left)
+      return left.error();
+    auto right = text(b, line);
+    if (!right)
+      return right.error();
+    if (Status st = checkSize(left->size() + right->size(), line); !st)
       return st.error();
-    return Value::string(std::move(s));
+    return Value::string(*left + *right);
   }
   if (a.isUndefined())
     return undefinedError(a, line);
@@ -468,6 +528,11 @@ Expected<Value> Renderer::binary(const std::string &op, const Value &a, const Va
       return Value::string(a.asString() + b.asString());
     }
     if (a.isList() && b.isList()) {
+      Growth growth;
+      for (const Value *list : {&a, &b})
+        for (const Value &item : list->items())
+          if (Status s = grow(growth, item, line); !s)
+            return s.error();
       std::vector<Value> items = a.items();
       items.insert(items.end(), b.items().begin(), b.items().end());
       return Value::list(std::move(items), a.isTuple() && b.isTuple());
@@ -486,10 +551,17 @@ Expected<Value> Renderer::binary(const std::string &op, const Value &a, const Va
     if ((seq.isString() || seq.isList()) &&
         (count.kind() == Value::Kind::Int || count.kind() == Value::Kind::Bool)) {
       std::int64_t n = std::max<std::int64_t>(count.asInt(), 0);
-      std::size_t unit = seq.isString() ? seq.asString().size() : seq.items().size();
+      std::size_t unit = seq.isString() ? seq.asString().size() : 0;
+      if (seq.isList())
+        for (const Value &item : seq.items())
+          unit += stringBytes(item);
       if (unit != 0 && static_cast<std::uint64_t>(n) > options_.limits.maxOutputBytes / unit)
         return makeError("line {}: the repeated value would be larger than {} bytes", line,
                          options_.limits.maxOutputBytes);
+      if (seq.isList() && !seq.items().empty() &&
+          static_cast<std::uint64_t>(n) > options_.limits.maxItems / seq.items().size())
+        return makeError("line {}: the repeated list would be larger than {} items", line,
+                         options_.limits.maxItems);
       if (seq.isString()) {
         std::string s;
         for (std::int64_t i = 0; i < n; ++i)
@@ -509,10 +581,15 @@ Expected<Value> Renderer::binary(const std::string &op, const Value &a, const Va
 
 Expected<bool> Renderer::compare(const std::string &op, const Value &a, const Value &b,
                                  int line) const {
-  if (op == "==")
-    return a.equals(b);
-  if (op == "!=")
-    return !a.equals(b);
+  auto failed = [&](const Error &error) -> Error {
+    return makeError("line {}: {}", line, error.message());
+  };
+  if (op == "==" || op == "!=") {
+    auto same = a.equals(b);
+    if (!same)
+      return failed(same.error());
+    return *same == (op == "==");
+  }
   if (op == "in" || op == "not in") {
     bool found = false;
     if (b.isString()) {
@@ -521,11 +598,19 @@ Expected<bool> Renderer::compare(const std::string &op, const Value &a, const Va
                          a.typeName());
       found = b.asString().find(a.asString()) != std::string::npos;
     } else if (b.isList()) {
-      for (const Value &item : b.items())
-        if (item.equals(a)) {
+      std::size_t budget = kMaxCompareWork;
+      for (const Value &item : b.items()) {
+        if (budget == 0)
+          return makeError("line {}: comparing more than {} items", line, kMaxCompareWork);
+        --budget;
+        auto same = item.equals(a, budget);
+        if (!same)
+          return failed(same.error());
+        if (*same) {
           found = true;
           break;
         }
+      }
     } else if (b.isDict()) {
       found = a.isString() && b.dictData().find(a.asString()) != nullptr;
     } else if (b.isUndefined()) {
@@ -565,6 +650,13 @@ Expected<bool> Renderer::compare(const std::string &op, const Value &a, const Va
 }
 
 Expected<Value> Renderer::eval(const Expr &e, Scope &scope) {
+  auto value = evalNode(e, scope);
+  if (value && value->depth() > kMaxValueDepth)
+    return makeError("line {}: the value nests deeper than {} levels", e.line, kMaxValueDepth);
+  return value;
+}
+
+Expected<Value> Renderer::evalNode(const Expr &e, Scope &scope) {
   switch (e.kind) {
   case Expr::Kind::Literal:
     return e.literal;
@@ -573,16 +665,20 @@ Expected<Value> Renderer::eval(const Expr &e, Scope &scope) {
   case Expr::Kind::List:
   case Expr::Kind::Tuple: {
     std::vector<Value> items;
+    Growth growth;
     for (const ExprPtr &arg : e.args) {
       auto v = eval(*arg, scope);
       if (!v)
         return v;
+      if (Status s = grow(growth, *v, e.line); !s)
+        return s.error();
       items.push_back(std::move(*v));
     }
     return Value::list(std::move(items), e.kind == Expr::Kind::Tuple);
   }
   case Expr::Kind::Dict: {
     DictData data;
+    Growth growth;
     for (std::size_t i = 0; i + 1 < e.args.size(); i += 2) {
       auto key = eval(*e.args[i], scope);
       if (!key)
@@ -593,6 +689,8 @@ Expected<Value> Renderer::eval(const Expr &e, Scope &scope) {
       auto value = eval(*e.args[i + 1], scope);
       if (!value)
         return value;
+      if (Status s = grow(growth, 1, key->asString().size() + stringBytes(*value), e.line); !s)
+        return s.error();
       data.set(key->asString(), std::move(*value));
     }
     return Value::dict(std::move(data));
@@ -714,16 +812,22 @@ Expected<Value> Renderer::eval(const Expr &e, Scope &scope) {
 }
 
 Status Renderer::evalArgs(const Expr &e, std::size_t first, Scope &scope, Args &args) {
+  // The arguments are held at once, as a list's items are.
+  Growth growth;
   for (std::size_t i = first; i < e.args.size(); ++i) {
     auto v = eval(*e.args[i], scope);
     if (!v)
       return v.error();
+    if (Status s = grow(growth, *v, e.line); !s)
+      return s;
     args.positional.push_back(std::move(*v));
   }
   for (const auto &[key, expr] : e.kwargs) {
     auto v = eval(*expr, scope);
     if (!v)
       return v.error();
+    if (Status s = grow(growth, *v, e.line); !s)
+      return s;
     args.keyword.set(key, std::move(*v));
   }
   return Status::success();
@@ -804,8 +908,12 @@ Expected<Value> Renderer::callGlobal(const std::string &name, const Args &args, 
       return *v;
     return Value::undefined(fmt::format("missing argument '{}'", key));
   };
-  if (name == "raise_exception")
-    return makeError("line {}: {}", line, arg(0, "message").str());
+  if (name == "raise_exception") {
+    auto message = text(arg(0, "message"), line);
+    if (!message)
+      return message.error();
+    return makeError("line {}: {}", line, *message);
+  }
   if (name == "strftime_now") {
     Value format = arg(0, "format");
     if (!format.isString())
@@ -828,6 +936,10 @@ Expected<Value> Renderer::callGlobal(const std::string &name, const Args &args, 
     }
     for (const auto &[k, v] : args.keyword.entries)
       data.set(k, v);
+    Growth growth;
+    for (const auto &[k, v] : data.entries)
+      if (Status s = grow(growth, 1, k.size() + stringBytes(v), line); !s)
+        return s.error();
     return name == "namespace" ? Value::ns(std::move(data)) : Value::dict(std::move(data));
   }
   if (name == "range") {

@@ -35,7 +35,9 @@ private:
   Status assign(Scope &scope, const std::vector<std::string> &targets, const Value &value,
                 int line);
 
+  // evalNode, refusing a result that nests deeper than kMaxValueDepth.
   Expected<Value> eval(const Expr &e, Scope &scope);
+  Expected<Value> evalNode(const Expr &e, Scope &scope);
   Status evalArgs(const Expr &e, std::size_t first, Scope &scope, Args &args);
   Expected<Value> evalCall(const Expr &e, Scope &scope);
   Expected<Value> callMacro(const MacroNode &macro, const Args &args, int line);
@@ -60,6 +62,19 @@ private:
 
   Status step(int line);
   Status checkSize(std::size_t size, int line) const;
+  // str() of a value, bounded by maxOutputBytes; errors name the line.
+  Expected<std::string> text(const Value &value, int line) const;
+
+  // What a list or dict being built holds so far. A Value holds its string
+  // (copying a list copies its strings), so both the item count and the
+  // bytes of the strings held directly are bounded (maxItems,
+  // maxOutputBytes), checked before the items are added.
+  struct Growth {
+    std::size_t items = 0;
+    std::size_t bytes = 0;
+  };
+  Status grow(Growth &growth, std::size_t items, std::size_t bytes, int line) const;
+  Status grow(Growth &growth, const Value &item, int line) const;
 
   const RenderOptions &options_;
   Scope *root_ = nullptr;

@@ -30,7 +30,10 @@ namespace linnet::rt::jinja {
 struct Program;
 
 struct RenderLimits {
-  std::size_t maxOutputBytes = std::size_t{16} << 20; // also bounds any one string value
+  // Also bounds any one string value, the str()/repr()/tojson text of any
+  // value, and the bytes of strings held directly by any one list or dict.
+  std::size_t maxOutputBytes = std::size_t{16} << 20;
+  std::size_t maxItems = 1'000'000; // items of any one list or dict
   std::size_t maxSteps = 1'000'000;                   // statements run plus loop iterations
   int maxCallDepth = 64;                              // nested macro calls
   int maxRenderDepth = 256; // nested blocks, counted across macro calls

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace linnet::rt::jinja {
@@ -61,12 +62,19 @@ Value Value::string(std::string s) {
 Value Value::list(std::vector<Value> items, bool tuple) {
   Value v;
   v.kind_ = Kind::List;
-  v.list_ = std::make_shared<ListData>(ListData{std::move(items), tuple});
+  int depth = 0;
+  for (const Value &item : items)
+    depth = std::max(depth, item.depth());
+  v.list_ = std::make_shared<ListData>(ListData{std::move(items), tuple, depth + 1});
   return v;
 }
 Value Value::dict(DictData data) {
   Value v;
   v.kind_ = Kind::Dict;
+  int depth = 0;
+  for (const auto &[key, value] : data.entries)
+    depth = std::max(depth, value.depth());
+  data.depth = depth + 1;
   v.dict_ = std::make_shared<DictData>(std::move(data));
   return v;
 }
@@ -113,6 +121,18 @@ Value Value::fromJson(const nlohmann::json &json) {
     break;
   }
   return none();
+}
+
+int Value::depth() const {
+  switch (kind_) {
+  case Kind::List:
+    return list_->depth;
+  case Kind::Dict:
+  case Kind::Namespace:
+    return dict_->depth;
+  default:
+    return 0;
+  }
 }
 
 bool Value::truthy() const {
@@ -225,109 +245,230 @@ std::string quotePython(std::string_view s) {
   return out;
 }
 
-// `'k': v, ...` as Python prints a dict's items.
-std::string entriesRepr(const DictData &dict) {
+Error tooLong(std::size_t limit) {
+  return makeError("the value's text would be longer than {} bytes", limit);
+}
+Error tooDeep() {
+  return makeError("the value nests deeper than {} levels", kMaxValueDepth);
+}
+
+// One str()/repr() walk: the output, its byte limit, the depth reached and
+// the lists and dicts being printed (Python's Py_ReprEnter: one met again
+// inside itself prints as [...] or {...}, which only a namespace that holds
+// itself can cause).
+struct ReprWalk {
+  ReprWalk(std::size_t limit, bool truncate) : limit(limit), truncate(truncate) {}
   std::string out;
-  bool first = true;
-  for (const auto &[k, v] : dict.entries) {
-    if (!first)
-      out += ", ";
-    first = false;
-    out += quotePython(k) + ": " + v.repr();
+  std::size_t limit;
+  bool truncate; // cut the text at the limit instead of failing
+  int depth = 0;
+  std::vector<const void *> active;
+
+  Status append(std::string_view text) {
+    if (text.size() > limit || out.size() > limit - text.size()) {
+      if (truncate && out.size() < limit)
+        out.append(text.substr(0, limit - out.size()));
+      return tooLong(limit);
+    }
+    out += text;
+    return Status::success();
   }
-  return out;
+};
+
+std::string scalarStr(const Value &v) {
+  switch (v.kind()) {
+  case Value::Kind::None:
+    return "None";
+  case Value::Kind::Bool:
+    return v.asBool() ? "True" : "False";
+  case Value::Kind::Int:
+    return std::to_string(v.asInt());
+  case Value::Kind::Float:
+    return pythonFloat(v.asFloat());
+  case Value::Kind::Callable:
+    return fmt::format("<function {}>", v.callableData().name);
+  default:
+    return "";
+  }
+}
+
+Status appendRepr(ReprWalk &walk, const Value &value) {
+  switch (value.kind()) {
+  case Value::Kind::String:
+    // Quoting at most quadruples a string: refuse before building that.
+    if (value.asString().size() > walk.limit && !walk.truncate)
+      return tooLong(walk.limit);
+    return walk.append(quotePython(value.asString().substr(0, walk.limit + 1)));
+  case Value::Kind::List:
+  case Value::Kind::Dict:
+  case Value::Kind::Namespace: {
+    bool isList = value.isList();
+    bool isNs = value.kind() == Value::Kind::Namespace;
+    const void *identity = isList ? static_cast<const void *>(&value.items())
+                                  : static_cast<const void *>(&value.dictData());
+    const char *open = isList ? (value.isTuple() ? "(" : "[") : "{";
+    const char *close = isList ? (value.isTuple() ? ")" : "]") : "}";
+    if (isNs)
+      if (Status s = walk.append("<Namespace "); !s)
+        return s;
+    if (std::find(walk.active.begin(), walk.active.end(), identity) != walk.active.end()) {
+      if (Status s = walk.append(fmt::format("{}...{}", open, close)); !s)
+        return s;
+    } else {
+      if (walk.depth >= kMaxValueDepth)
+        return tooDeep();
+      ++walk.depth;
+      walk.active.push_back(identity);
+      if (Status s = walk.append(open); !s)
+        return s;
+      if (isList) {
+        const std::vector<Value> &items = value.items();
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          if (i)
+            if (Status s = walk.append(", "); !s)
+              return s;
+          if (Status s = appendRepr(walk, items[i]); !s)
+            return s;
+        }
+        if (value.isTuple() && items.size() == 1)
+          if (Status s = walk.append(","); !s)
+            return s;
+      } else {
+        bool first = true;
+        for (const auto &[k, v] : value.dictData().entries) {
+          if (!first)
+            if (Status s = walk.append(", "); !s)
+              return s;
+          first = false;
+          if (k.size() > walk.limit && !walk.truncate)
+            return tooLong(walk.limit);
+          if (Status s = walk.append(quotePython(std::string_view(k).substr(0, walk.limit + 1)));
+              !s)
+            return s;
+          if (Status s = walk.append(": "); !s)
+            return s;
+          if (Status s = appendRepr(walk, v); !s)
+            return s;
+        }
+      }
+      if (Status s = walk.append(close); !s)
+        return s;
+      walk.active.pop_back();
+      --walk.depth;
+    }
+    if (isNs)
+      return walk.append(">");
+    return Status::success();
+  }
+  default:
+    return walk.append(scalarStr(value));
+  }
+}
+
+// ==, recursing into lists and dicts (a namespace equals only itself, as
+// jinja2's Namespace has no __eq__, so cycles never recurse here).
+Expected<bool> equalsAt(const Value &a, const Value &b, std::size_t &budget, int depth) {
+  using K = Value::Kind;
+  if (a.isNumber() && b.isNumber()) {
+    if (a.kind() == K::Float || b.kind() == K::Float)
+      return a.asFloat() == b.asFloat();
+    return a.asInt() == b.asInt();
+  }
+  if (a.kind() != b.kind())
+    return false;
+  switch (a.kind()) {
+  case K::Undefined:
+  case K::None:
+    return true;
+  case K::String:
+    return a.asString() == b.asString();
+  case K::List: {
+    // Python compares identical items as equal without looking inside.
+    if (&a.items() == &b.items())
+      return true;
+    if (a.isTuple() != b.isTuple() || a.items().size() != b.items().size())
+      return false;
+    if (depth >= kMaxValueDepth)
+      return makeError("comparing values that nest deeper than {} levels", kMaxValueDepth);
+    for (std::size_t i = 0; i < a.items().size(); ++i) {
+      if (budget == 0)
+        return makeError("comparing more than {} items", kMaxCompareWork);
+      --budget;
+      auto same = equalsAt(a.items()[i], b.items()[i], budget, depth + 1);
+      if (!same || !*same)
+        return same;
+    }
+    return true;
+  }
+  case K::Dict: {
+    if (&a.dictData() == &b.dictData())
+      return true;
+    if (a.dictData().entries.size() != b.dictData().entries.size())
+      return false;
+    if (depth >= kMaxValueDepth)
+      return makeError("comparing values that nest deeper than {} levels", kMaxValueDepth);
+    for (const auto &[k, v] : a.dictData().entries) {
+      if (budget == 0)
+        return makeError("comparing more than {} items", kMaxCompareWork);
+      --budget;
+      const Value *o = b.dictData().find(k);
+      if (!o)
+        return false;
+      auto same = equalsAt(v, *o, budget, depth + 1);
+      if (!same || !*same)
+        return same;
+    }
+    return true;
+  }
+  case K::Namespace:
+    return &a.dictData() == &b.dictData();
+  case K::Callable:
+    return &a.callableData() == &b.callableData();
+  default:
+    return false;
+  }
 }
 
 } // namespace
 
-std::string Value::repr() const {
-  switch (kind_) {
-  case Kind::String:
-    return quotePython(s_);
-  case Kind::List: {
-    std::string out = list_->tuple ? "(" : "[";
-    for (std::size_t i = 0; i < list_->items.size(); ++i) {
-      if (i)
-        out += ", ";
-      out += list_->items[i].repr();
-    }
-    if (list_->tuple && list_->items.size() == 1)
-      out += ',';
-    out += list_->tuple ? ")" : "]";
-    return out;
-  }
-  case Kind::Dict:
-    return "{" + entriesRepr(*dict_) + "}";
-  case Kind::Namespace:
-    return "<Namespace {" + entriesRepr(*dict_) + "}>";
-  default:
-    return str();
-  }
+Expected<std::string> Value::repr(std::size_t limit) const {
+  ReprWalk walk(limit, false);
+  if (Status s = appendRepr(walk, *this); !s)
+    return s.error();
+  return std::move(walk.out);
 }
 
-std::string Value::str() const {
+Expected<std::string> Value::str(std::size_t limit) const {
   switch (kind_) {
   case Kind::Undefined:
-    return "";
-  case Kind::None:
-    return "None";
-  case Kind::Bool:
-    return b_ ? "True" : "False";
-  case Kind::Int:
-    return std::to_string(i_);
-  case Kind::Float:
-    return pythonFloat(f_);
+    return std::string();
   case Kind::String:
+    if (s_.size() > limit)
+      return tooLong(limit);
     return s_;
   case Kind::List:
   case Kind::Dict:
   case Kind::Namespace:
-    return repr();
-  case Kind::Callable:
-    return fmt::format("<function {}>", callable_->name);
+    return repr(limit);
+  default:
+    return scalarStr(*this);
   }
-  return "";
 }
 
-bool Value::equals(const Value &other) const {
-  if (isNumber() && other.isNumber()) {
-    if (kind_ == Kind::Float || other.kind_ == Kind::Float)
-      return asFloat() == other.asFloat();
-    return i_ == other.i_;
-  }
-  if (kind_ != other.kind_)
-    return false;
-  switch (kind_) {
-  case Kind::Undefined:
-  case Kind::None:
-    return true;
-  case Kind::String:
-    return s_ == other.s_;
-  case Kind::List: {
-    if (list_->tuple != other.list_->tuple || list_->items.size() != other.list_->items.size())
-      return false;
-    for (std::size_t i = 0; i < list_->items.size(); ++i)
-      if (!list_->items[i].equals(other.list_->items[i]))
-        return false;
-    return true;
-  }
-  case Kind::Dict: {
-    if (dict_->entries.size() != other.dict_->entries.size())
-      return false;
-    for (const auto &[k, v] : dict_->entries) {
-      const Value *o = other.dict_->find(k);
-      if (!o || !v.equals(*o))
-        return false;
-    }
-    return true;
-  }
-  case Kind::Namespace:
-    return dict_ == other.dict_;
-  case Kind::Callable:
-    return callable_ == other.callable_;
-  default:
-    return false;
-  }
+std::string Value::reprForMessage() const {
+  ReprWalk walk(100, true);
+  if (Status s = appendRepr(walk, *this); !s)
+    walk.out += "...";
+  return std::move(walk.out);
+}
+
+Expected<bool> Value::equals(const Value &other, std::size_t &budget) const {
+  return equalsAt(*this, other, budget, 0);
+}
+
+Expected<bool> Value::equals(const Value &other) const {
+  std::size_t budget = kMaxCompareWork;
+  return equalsAt(*this, other, budget, 0);
 }
 
 std::string Value::typeName() const {
@@ -416,7 +557,13 @@ void jsonString(std::string &out, std::string_view s) {
   out += '"';
 }
 
-Status jsonValue(std::string &out, const Value &value, int indent, int level) {
+// `level` is also the depth: lists and dicts cannot contain themselves (only
+// a namespace can, and json.dumps refuses namespaces), so the depth and the
+// size limit are all that bound the walk.
+Status jsonValue(std::string &out, const Value &value, int indent, int level,
+                 std::size_t limit) {
+  if (out.size() > limit)
+    return tooLong(limit);
   auto newline = [&](int depth) {
     if (indent < 0)
       return;
@@ -440,9 +587,14 @@ Status jsonValue(std::string &out, const Value &value, int indent, int level) {
     return Status::success();
   }
   case Value::Kind::String:
+    // Escaping at most sextuples a string: refuse before building that.
+    if (value.asString().size() > limit - std::min(limit, out.size()))
+      return tooLong(limit);
     jsonString(out, value.asString());
     return Status::success();
   case Value::Kind::List: {
+    if (level >= kMaxValueDepth)
+      return tooDeep();
     if (value.items().empty()) {
       out += "[]";
       return Status::success();
@@ -454,7 +606,7 @@ Status jsonValue(std::string &out, const Value &value, int indent, int level) {
         out += itemSeparator;
       first = false;
       newline(level + 1);
-      if (Status s = jsonValue(out, item, indent, level + 1); !s)
+      if (Status s = jsonValue(out, item, indent, level + 1, limit); !s)
         return s;
     }
     newline(level);
@@ -465,6 +617,8 @@ Status jsonValue(std::string &out, const Value &value, int indent, int level) {
   case Value::Kind::Namespace: {
     if (value.kind() == Value::Kind::Namespace)
       break;
+    if (level >= kMaxValueDepth)
+      return tooDeep();
     if (value.dictData().entries.empty()) {
       out += "{}";
       return Status::success();
@@ -476,9 +630,11 @@ Status jsonValue(std::string &out, const Value &value, int indent, int level) {
         out += itemSeparator;
       first = false;
       newline(level + 1);
+      if (k.size() > limit - std::min(limit, out.size()))
+        return tooLong(limit);
       jsonString(out, k);
       out += ": ";
-      if (Status s = jsonValue(out, v, indent, level + 1); !s)
+      if (Status s = jsonValue(out, v, indent, level + 1, limit); !s)
         return s;
     }
     newline(level);
@@ -494,10 +650,12 @@ Status jsonValue(std::string &out, const Value &value, int indent, int level) {
 
 } // namespace
 
-Expected<std::string> toJson(const Value &value, int indent) {
+Expected<std::string> toJson(const Value &value, int indent, std::size_t limit) {
   std::string out;
-  if (Status s = jsonValue(out, value, indent, 0); !s)
+  if (Status s = jsonValue(out, value, indent, 0, limit); !s)
     return s.error();
+  if (out.size() > limit)
+    return tooLong(limit);
   return out;
 }
 

@@ -27,13 +27,28 @@ namespace linnet::rt::jinja {
 struct MacroNode;
 class Value;
 
+// How deep lists, dicts and namespaces may nest inside one another. The
+// walks over values (str(), repr(), json.dumps, ==) and a value's destructor
+// recurse once per level, as Python's do (Python stops them at its recursion
+// limit with a RecursionError); this keeps them on the stack. The renderer
+// refuses to build a value deeper than this, and the walks check it again
+// (a namespace can be changed after it was put in a list).
+inline constexpr int kMaxValueDepth = 256;
+
+// How many list items and dict entries one == may look at: lists and dicts
+// share their items, so `[l, l]` built 60 times over is small in memory but
+// 2^60 items deep-compared.
+inline constexpr std::size_t kMaxCompareWork = 10'000'000;
+
 struct ListData {
   std::vector<Value> items;
   bool tuple = false; // printed as (a, b) instead of [a, b]
+  int depth = 1;      // 1 + the deepest item's depth (set by Value::list)
 };
 
 struct DictData {
   std::vector<std::pair<std::string, Value>> entries;
+  int depth = 1; // 1 + the deepest value's depth (set by Value::dict/ns)
   const Value *find(std::string_view key) const;
   void set(std::string key, Value value);
 };
@@ -85,13 +100,25 @@ public:
 
   // Python's truth value (Undefined is false).
   bool truthy() const;
+  // 0 for a scalar; 1 + the deepest item for a list, dict or namespace (as
+  // it was built: a namespace changed later may be deeper).
+  int depth() const;
   // Python's str() as jinja2 prints it: None -> "None", True -> "True",
-  // lists and dicts as their repr(), Undefined -> "".
-  std::string str() const;
-  // Python's repr() (strings quoted the way Python quotes them).
-  std::string repr() const;
-  // Python's ==.
-  bool equals(const Value &other) const;
+  // lists and dicts as their repr(), Undefined -> "". A namespace that
+  // contains itself prints as Python prints it ({...} where it recurs). An
+  // Error when the text would be longer than `limit` bytes or the value
+  // nests deeper than kMaxValueDepth.
+  Expected<std::string> str(std::size_t limit) const;
+  // Python's repr() (strings quoted the way Python quotes them); errors as
+  // str().
+  Expected<std::string> repr(std::size_t limit) const;
+  // repr() cut to about 100 bytes ("..." where cut), for error messages.
+  std::string reprForMessage() const;
+  // Python's ==. An Error when the values nest deeper than kMaxValueDepth or
+  // more than `budget` items have been compared (`budget` counts down, so a
+  // caller comparing many values, as `in` and unique do, shares one).
+  Expected<bool> equals(const Value &other, std::size_t &budget) const;
+  Expected<bool> equals(const Value &other) const;
   // "str", "int", "list", "dict", ...: Python's type name, for messages.
   std::string typeName() const;
 
@@ -115,7 +142,8 @@ std::string pythonFloat(double f);
 
 // json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=False) with
 // Python's default separators, as transformers' tojson filter; indent < 0 is
-// None. An undefined or callable value is an Error, as json.dumps raises.
-Expected<std::string> toJson(const Value &value, int indent);
+// None. An undefined or callable value is an Error, as json.dumps raises; so
+// is text longer than `limit` bytes or a value deeper than kMaxValueDepth.
+Expected<std::string> toJson(const Value &value, int indent, std::size_t limit);
 
 } // namespace linnet::rt::jinja

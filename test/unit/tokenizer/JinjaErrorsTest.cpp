@@ -96,6 +96,112 @@ TEST(JinjaErrorsTest, DeepNestingIsAnErrorNotAStackOverflow) {
   expectError(nots + "x }}", "nests deeper than");
 }
 
+// Chains are parsed by loops but build left-deep trees that rendering and
+// destruction walk recursively: 20000 links used to overflow the stack.
+TEST(JinjaErrorsTest, LongChainsAreAnErrorNotAStackOverflow) {
+  auto chain = [](std::string_view head, std::string_view link, int n) {
+    std::string text = "{{ " + std::string(head);
+    for (int i = 0; i < n; ++i)
+      text += link;
+    return text + " }}";
+  };
+  for (auto [head, link] : std::vector<std::pair<std::string_view, std::string_view>>{
+           {"x", ".a"},
+           {"'a'", "|upper"},
+           {"1", "+1"},
+           {"1", "~1"},
+           {"x", "[0]"},
+           {"x", "(1)"},
+           {"x", " is defined()"},
+           {"x", " or x"},
+           {"x", " and x"},
+           {"1", "*1"},
+           {"2", "**1"},
+           {"x", " if x"}}) {
+    SCOPED_TRACE(std::string(head) + std::string(link));
+    expectError(chain(head, link, 20000), "nests deeper than 200 levels");
+  }
+  // Long chains within the limit still render.
+  Expected<std::string> sum = render(chain("1", "+1", 150));
+  ASSERT_TRUE(sum.ok()) << sum.message();
+  EXPECT_EQ(*sum, "151");
+  Expected<std::string> upper = render(chain("'a'", "|upper", 150));
+  ASSERT_TRUE(upper.ok()) << upper.message();
+  EXPECT_EQ(*upper, "A");
+}
+
+TEST(JinjaErrorsTest, SelfReferencingValuesPrintAsPythonDoes) {
+  // A namespace is the one value that can contain itself; Python prints
+  // the place where a container recurs as {...} or [...].
+  EXPECT_EQ(render("{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns }}").value(),
+            "<Namespace {'a': <Namespace {...}>}>");
+  EXPECT_EQ(render("{% set ns = namespace(a=1) %}{% set ns.a = [ns] %}{{ ns }}|{{ ns == ns }}|"
+                   "{{ ns in [1, ns] }}|{{ ns.a|length }}")
+                .value(),
+            "<Namespace {'a': [<Namespace {...}>]}>|True|True|1");
+  expectError("{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns|tojson }}",
+              "not JSON serializable");
+  EXPECT_EQ(render("{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ (ns ~ 'x')|length }}")
+                .value(),
+            "37");
+}
+
+TEST(JinjaErrorsTest, DeepAndHugeValuesAreBounded) {
+  // Nesting a list 100000 deep: Python's walks stop at its recursion limit,
+  // ours at kMaxValueDepth, when the value is built.
+  expectError("{% set ns = namespace(l=[]) %}{% for i in range(100000) %}"
+              "{% set ns.l = [ns.l] %}{% endfor %}{{ ns.l }}",
+              "nests deeper than 256 levels");
+  expectError("{% set ns = namespace(d={}) %}{% for i in range(100000) %}"
+              "{% set ns.d = {'a': ns.d} %}{% endfor %}{{ ns.d|tojson }}",
+              "nests deeper than 256 levels");
+  // A namespace put in a list and then made deeper: the walks check again.
+  expectError("{% set n = namespace(v=0) %}{% set ns = namespace(l=n) %}"
+              "{% for i in range(200) %}{% set ns.l = [ns.l] %}{% endfor %}"
+              "{% set h = namespace(l=[]) %}{% for i in range(200) %}"
+              "{% set h.l = [h.l] %}{% endfor %}{% set n.v = h.l %}{{ ns }}",
+              "nests deeper than 256 levels");
+  // `[l, l]` sixty times over: small in memory, 2^60 items when printed,
+  // serialized or compared.
+  std::string doubled = "{% set a = namespace(l=[1]) %}{% set b = namespace(l=[1]) %}"
+                        "{% for i in range(60) %}{% set a.l = [a.l, a.l] %}"
+                        "{% set b.l = [b.l, b.l] %}{% endfor %}";
+  expectError(doubled + "{{ a.l }}", "longer than 16777216 bytes");
+  expectError(doubled + "{{ a.l|tojson }}", "longer than 16777216 bytes");
+  expectError(doubled + "{{ a.l|string|length }}", "longer than 16777216 bytes");
+  expectError(doubled + "{{ a.l == b.l }}", "comparing more than");
+  expectError(doubled + "{{ [a.l, b.l]|unique|list }}", "comparing more than");
+  expectError("{{ range(100000)|unique|list|length }}", "comparing more than");
+}
+
+TEST(JinjaErrorsTest, ListsAndDictsAreBounded) {
+  // A list doubled forty times: 2^40 items without the limit.
+  expectError("{% set ns = namespace(l=['a']) %}{% for i in range(40) %}"
+              "{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|length }}",
+              "more than 1000000 items");
+  expectError("{% set s = ['a'] * 10000000 %}", "larger than 1000000 items");
+  expectError("{% set s = ['a'] * 1000000 %}{% set t = s * 1000000 %}", "larger than");
+  // A Value holds its string: copies of a big string in a list count.
+  expectError("{% set s = 'a' * 1000000 %}{% set l = [s] * 100 %}", "larger than");
+  std::string many = "{% set s = 'a' * 1000000 %}{% set l = [s";
+  for (int i = 0; i < 100; ++i)
+    many += ", s";
+  expectError(many + "] %}", "more than 16777216 bytes of strings");
+  expectError("{% set s = 'a' * 1000000 %}{% set d = {'a': s, 'b': s, 'c': s, 'd': s, 'e': s, "
+              "'f': s, 'g': s, 'h': s, 'i': s, 'j': s, 'k': s, 'l': s, 'm': s, 'n': s, 'o': s, "
+              "'p': s, 'q': s} %}",
+              "bytes of strings");
+  expectError("{% set s = 'a,' * 4000000 %}{{ s.split(',')|length }}", "more than 1000000 items");
+  expectError("{% set s = 'a' * 4000000 %}{{ s|list|length }}", "more than 1000000 items");
+  // replace computes its result's size before building it.
+  expectError("{% set s = 'a' * 100000 %}{{ s.replace('', s)|length }}",
+              "replace would give more than 16777216 bytes");
+  expectError("{% set s = 'a' * 100000 %}{{ s|replace('a', s)|length }}",
+              "replace would give more than 16777216 bytes");
+  EXPECT_EQ(render("{{ 'abc'.replace('', '-') }}|{{ 'aXbX'.replace('X', 'yy', 1) }}").value(),
+            "-a-b-c-|ayybX");
+}
+
 TEST(JinjaErrorsTest, HugeLoopsHitTheStepLimit) {
   expectError("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
               "steps");

@@ -89,6 +89,24 @@ TEST(Regex, RefusesWhatItDoesNotImplement) {
   }
 }
 
+TEST(Regex, DeeplyNestedGroupsAreAnErrorNotAStackOverflow) {
+  // The parser recurses per group: 20000 nested groups used to overflow the
+  // stack. A hundred levels still parse.
+  for (std::string_view open : {"(", "(?:", "(?i:", "(?="}) {
+    std::string deep;
+    for (int i = 0; i < 20000; ++i)
+      deep += open;
+    deep += 'a' + std::string(20000, ')');
+    Expected<Regex> regex = Regex::compile(deep);
+    ASSERT_FALSE(regex.ok()) << open;
+    EXPECT_NE(regex.message().find("unsupported regex construct"), std::string::npos);
+    EXPECT_NE(regex.message().find("nested deeper than 100"), std::string::npos)
+        << regex.message();
+  }
+  std::string ok = std::string(100, '(') + "a" + std::string(100, ')');
+  EXPECT_EQ(splitWith(ok, "bab"), (Pieces{"b", "a", "b"}));
+}
+
 TEST(Regex, PathologicalPatternsStop) {
   // Exponential backtracking gives an Error, not a hang.
   Regex regex = Regex::compile("(?:a|a)*b").value();
