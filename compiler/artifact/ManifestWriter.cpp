@@ -20,6 +20,7 @@ nlohmann::json slot(const lower::TensorSlot& s, bool withTensor) {
 nlohmann::json slotType(const lower::SlotType& s, bool named) {
   nlohmann::json j = {{"dtype", std::string(ast::scalarTypeName(s.dtype))}, {"shape", s.shape}};
   if (named) j["name"] = s.name;
+  if (named && s.defaultValue) j["default"] = *s.defaultValue;
   if (s.enumItem) {
     nlohmann::json variants = nlohmann::json::array();
     for (const auto& v : s.enumItem->variants) variants.push_back(v.name);

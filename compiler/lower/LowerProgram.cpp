@@ -390,7 +390,14 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     check::Type t = instantiate(sig.params[i]);
     if (variant.absent.count(i)) continue;
     if (t.kind() == check::TypeKind::Optional) t = t.elements()[0];
+    size_t before = out.args.size();
     if (!addLeaves(t, entry.params[i].name.name, i)) return false;
+    // A scalar's default that folds to a number travels with it; any other
+    // default (a tensor expression) is not one the runtime can make.
+    if (entry.params[i].defaultValue && t.isTensor() && t.isScalar() && out.args.size() == before + 1 &&
+        !out.args.back().enumItem)
+      if (std::optional<ConstantNumber> v = foldConstantExpr(module(), entry.params[i].defaultValue))
+        out.args.back().defaultValue = v->asDouble();
   }
   std::vector<check::Type> resultTypes;
   check::Type declared = instantiate(sig.result);

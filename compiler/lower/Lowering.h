@@ -56,6 +56,10 @@ struct SlotType {
   // An enum value (an i32 scalar, its variant's index): the enum's name and
   // its variants in order, for the manifest (docs/abi.md "Enums").
   const ast::EnumItem* enumItem = nullptr;
+  // A scalar parameter's default (`k: f32 = 2.0`) when it is a number or a
+  // bool the compiler folds: the value the runtime passes when the call
+  // gives none (docs/abi.md "args[].default").
+  std::optional<double> defaultValue;
 };
 
 struct LoweredEntry {

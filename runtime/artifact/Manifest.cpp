@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <set>
 
@@ -625,7 +626,7 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
   for (std::size_t i = 0; i < (*args)->size(); ++i) {
     const json &a = (**args)[i];
     std::string at = fmt::format("{}.args[{}]", where, i);
-    if (Status s = checkObject(a, at, {"name", "dtype", "shape", "enum"}); !s)
+    if (Status s = checkObject(a, at, {"name", "dtype", "shape", "enum", "default"}); !s)
       return s.error();
     Expected<std::string> argName = string(a, "name", at, true);
     if (!argName)
@@ -643,7 +644,19 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
     Expected<std::optional<EnumSpec>> enumType = readEnum(a, at, *type, *shape);
     if (!enumType)
       return enumType.error();
-    entry.args.push_back({*argName, *type, std::move(*shape), std::move(*enumType)});
+    std::optional<double> fallback;
+    if (a.contains("default")) {
+      const json &d = a.at("default");
+      if (!shape->empty() || enumType->has_value())
+        return fail(at + ".default", "only a scalar that is no enum may have a default");
+      if (d.is_boolean())
+        fallback = d.get<bool>() ? 1.0 : 0.0;
+      else if (d.is_number() && std::isfinite(d.get<double>()))
+        fallback = d.get<double>();
+      else
+        return fail(at + ".default", "expected a finite number or a bool");
+    }
+    entry.args.push_back({*argName, *type, std::move(*shape), std::move(*enumType), fallback});
   }
 
   Expected<const json *> results = array(e, "results", where, true);

@@ -71,6 +71,7 @@ struct ArgSpec {
   DType dtype;
   std::vector<DimExpr> shape; // one per axis; empty for a scalar
   std::optional<EnumSpec> enumType;
+  std::optional<double> defaultValue; // a scalar's, passed when a call gives none
 };
 
 struct ResultSpec {

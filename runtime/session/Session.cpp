@@ -18,6 +18,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <deque>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -197,6 +198,7 @@ struct PreparedCall {
   const EntrySpec *entry = nullptr;
   std::size_t entryIndex = 0;
   std::vector<const HostTensor *> args; // in entry order
+  std::deque<HostTensor> defaults;      // the defaults taken, which `args` points at
   DimEnv env;
   std::vector<std::vector<std::int64_t>> resultShapes;
 };
@@ -281,14 +283,16 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
     // The variant that takes exactly the given arguments, with their dtypes
     // and ranks.
     auto fits = [&](const EntrySpec &variant) {
-      if (variant.args.size() != args.size())
-        return false;
+      std::size_t given = 0;
       for (const ArgSpec &spec : variant.args) {
         auto it = args.find(spec.name);
+        if (it == args.end() && spec.defaultValue)
+          continue;
         if (it == args.end() || it->second.dtype() != spec.dtype || it->second.shape().size() != spec.shape.size())
           return false;
+        ++given;
       }
-      return true;
+      return given == args.size();
     };
     auto match = std::find_if(variants.begin(), variants.end(), [&](const EntrySpec *v) { return fits(*v); });
     if (match == variants.end())
@@ -312,6 +316,12 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
   std::vector<std::vector<std::int64_t>> shapes;
   for (const ArgSpec &spec : entry.args) {
     auto it = args.find(spec.name);
+    if (it == args.end() && spec.defaultValue) {
+      call.defaults.push_back(HostTensor::scalar(spec.dtype, *spec.defaultValue));
+      call.args.push_back(&call.defaults.back());
+      shapes.push_back({});
+      continue;
+    }
     if (it == args.end())
       return makeError("missing argument `{}` ({}{})", spec.name, dtypeName(spec.dtype),
                        formatShapeExprs(spec.shape));

@@ -870,6 +870,10 @@ def generics(rng):
              bind={"Steps": 2}),
         call("defaulted", {}, result(np.arange(3), "i64", part=0), result(np.arange(1), "i64", part=1),
              bind={"Steps": 3, "Twice": 1}),
+        call("defaults_taken", {"x": x4[:3]}, result((x4[:3] * 0.5 - 3.0) * 2.0, "f32", EXACT_DYADIC)),
+        call("defaults_taken", {"x": x4[:3], "k": np.float32(2.0), "twice": False},
+             result(x4[:3] * 2.0 - 3.0, "f32", EXACT_DYADIC)),
+        call("defaults_taken", {"x": x4[:3], "n": np.int32(4)}, result((x4[:3] * 0.5 + 4.0) * 2.0, "f32", EXACT_DYADIC)),
     ]
 
 

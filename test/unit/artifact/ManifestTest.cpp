@@ -265,6 +265,17 @@ TEST(ManifestTest, DimDefaults) {
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["defaults"] = {{"B", "2 +"}}; }), "entries[2].defaults.B:");
 }
 
+TEST(ManifestTest, ArgumentDefaults) {
+  // entries[2] is `pick`: `pos` is an i64 scalar, `tokens` a tensor.
+  Expected<Manifest> ok = parseManifest(edited([](json &m) { m["entries"][2]["args"][1]["default"] = 3; }).dump(), "m");
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok->findEntry("pick")->args[1].defaultValue, 3.0);
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["args"][0]["default"] = 1; }),
+               "entries[2].args[0].default: only a scalar that is no enum may have a default");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["args"][1]["default"] = "3"; }),
+               "entries[2].args[1].default: expected a finite number or a bool");
+}
+
 TEST(ManifestTest, EntryVariants) {
   // Variants of `add` (docs/abi.md): the same argument names, told apart by
   // their dtypes and ranks; findVariants lists them in order.
