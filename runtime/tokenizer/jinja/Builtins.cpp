@@ -202,6 +202,16 @@ std::optional<std::string> pyReplace(const std::string &text, const std::string 
   return out;
 }
 
+// `replace` as the filter and the string method both give it: `count` is
+// used when it is an integer, and a result past `limit` is an error.
+Expected<Value> boundedReplace(const std::string &text, const std::string &from, const std::string &to,
+                               const Value &count, std::size_t limit, int line) {
+  auto out = pyReplace(text, from, to, count.kind() == Value::Kind::Int ? count.asInt() : -1, limit);
+  if (!out)
+    return makeError("line {}: replace would give more than {} bytes", line, limit);
+  return Value::string(std::move(*out));
+}
+
 const Value *argument(const Args &args, std::size_t i, std::string_view key) {
   if (i < args.positional.size())
     return &args.positional[i];
@@ -422,13 +432,7 @@ Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subj
     auto replacement = text(*to, line);
     if (!replacement)
       return replacement.error();
-    auto out = pyReplace(*t, *old, *replacement,
-                         count.kind() == Value::Kind::Int ? count.asInt() : -1,
-                         options_.limits.maxOutputBytes);
-    if (!out)
-      return makeError("line {}: replace would give more than {} bytes", line,
-                       options_.limits.maxOutputBytes);
-    return Value::string(std::move(*out));
+    return boundedReplace(*t, *old, *replacement, count, options_.limits.maxOutputBytes, line);
   }
   if (name == "default" || name == "d") {
     Value fallback = argumentOr(args, 0, "default_value", Value::string(""));
@@ -753,13 +757,7 @@ Expected<Value> Renderer::callMethod(const Value &object, const std::string &nam
     if (!from || !to || !from->isString() || !to->isString())
       return makeError("line {}: replace needs two strings", line);
     Value count = argumentOr(args, 2, "count", Value::integer(-1));
-    auto out = pyReplace(s, from->asString(), to->asString(),
-                         count.kind() == Value::Kind::Int ? count.asInt() : -1,
-                         options_.limits.maxOutputBytes);
-    if (!out)
-      return makeError("line {}: replace would give more than {} bytes", line,
-                       options_.limits.maxOutputBytes);
-    return Value::string(std::move(*out));
+    return boundedReplace(s, from->asString(), to->asString(), count, options_.limits.maxOutputBytes, line);
   }
   if (name == "find" || name == "count") {
     const Value *needle = argument(args, 0, "sub");
