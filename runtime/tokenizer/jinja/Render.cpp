@@ -11,6 +11,7 @@
 #include "runtime/tokenizer/jinja/Template.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <cmath>
 #include <ctime>
 
@@ -75,6 +76,37 @@ Expected<std::string> Renderer::text(const Value &value, int line) const {
 }
 
 namespace {
+
+// Whether `value` is, or contains, the namespace whose data is `target`.
+// Containers are shared (`[l, l]` doubled 60 times is 2^60 paths to one
+// list), so each is looked into once (`seen`); values nest at most
+// kMaxValueDepth deep, and deeper counts as holding it.
+bool holds(const Value &value, const DictData *target, int depth, std::unordered_set<const void *> &seen) {
+  if (depth > kMaxValueDepth)
+    return true;
+  switch (value.kind()) {
+  case Value::Kind::Namespace:
+    if (&value.mutableNamespace() == target)
+      return true;
+    [[fallthrough]];
+  case Value::Kind::Dict:
+    if (!seen.insert(&value.dictData()).second)
+      return false;
+    for (const auto &[key, entry] : value.dictData().entries)
+      if (holds(entry, target, depth + 1, seen))
+        return true;
+    return false;
+  case Value::Kind::List:
+    if (!seen.insert(&value.items()).second)
+      return false;
+    for (const Value &item : value.items())
+      if (holds(item, target, depth + 1, seen))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
 
 std::size_t stringBytes(const Value &value) {
   return value.isString() ? value.asString().size() : 0;
@@ -220,6 +252,13 @@ Expected<Flow> Renderer::exec(const Stmt &stmt, Scope &scope, std::string &out) 
         return makeError("line {}: the value nests deeper than {} levels", stmt.line,
                          kMaxValueDepth);
       DictData &attrs = target.mutableNamespace();
+      // A namespace holding itself (`{% set ns.a = [ns] %}`) would be a cycle
+      // of shared pointers, which nothing frees (and every walk must guard):
+      // refused, as the only way to build one.
+      std::unordered_set<const void *> seen;
+      if (holds(*value, &attrs, 0, seen))
+        return makeError("line {}: a namespace cannot hold itself (`{}` would contain its own namespace)", stmt.line,
+                         stmt.attr);
       attrs.depth = std::max(attrs.depth, depth);
       attrs.set(stmt.attr, std::move(*value));
       return Flow::Normal;
