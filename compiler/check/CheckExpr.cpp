@@ -760,22 +760,19 @@ Type Checker::checkBinary(const ast::BinaryExpr* e) {
   if ((l.kind() == TypeKind::CompileInt || l.kind() == TypeKind::IntLiteral) &&
       (r.kind() == TypeKind::CompileInt || r.kind() == TypeKind::IntLiteral)) {
     if (isArithmetic(e->op)) {
+      auto v = dimOf(module(), e);
+      if (!v) return foldRange(e->op, l, r);
       // Integer arithmetic the compiler folds is exact or refused: a value
       // past 64 bits has no type to wrap in (a typed operand would wrap).
-      if (auto v = dimOf(module(), e); v && v->overflowed()) {
+      if (v->overflowed()) {
         diagnostics_.emit(DiagnosticKind::LiteralOutOfRange, e->span, ast::printExpr(e), "i64")
             .label("its value overflows 64-bit integers")
             .help("give one operand a dtype (`cast<i64>(...)`) to compute it at run time, wrapping");
         return Type::error();
       }
-      if (l.kind() == TypeKind::IntLiteral && r.kind() == TypeKind::IntLiteral) {
-        auto v = dimOf(module(), e);
-        auto c = v ? v->constantValue() : std::nullopt;
-        if (!v) return foldRange(e->op, l, r);
-        return c && *c >= 0 ? Type::intLiteral(*c) : Type::compileInt(*v);
-      }
-      auto v = dimOf(module(), e);
-      return v ? Type::compileInt(*v) : foldRange(e->op, l, r);
+      auto c = v->constantValue();
+      bool literals = l.kind() == TypeKind::IntLiteral && r.kind() == TypeKind::IntLiteral;
+      return literals && c && *c >= 0 ? Type::intLiteral(*c) : Type::compileInt(*v);
     }
     if (isBitwise(e->op)) {
       // Known values fold; symbolic ones (`H & 1`) are no dimension the

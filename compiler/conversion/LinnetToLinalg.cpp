@@ -648,7 +648,7 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
     RankedTensorType x = tensorType(adaptor.getX()), type = op.getResult().getType();
     ArrayRef<int64_t> dropped = op.getDroppedAxes();
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    SmallVector<int64_t> kept;  // the slice's shape before the axes are dropped
+    SmallVector<int64_t> undropped;  // the slice's shape with the dropped axes still in it
     auto dyn = adaptor.getSizes().begin();
     int64_t r = 0;
     for (int64_t i = 0; i < x.getRank(); ++i) {
@@ -656,24 +656,24 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       strides.push_back(rewriter.getIndexAttr(op.getSteps()[i]));
       if (llvm::is_contained(dropped, i)) {
         sizes.push_back(rewriter.getIndexAttr(1));
-        kept.push_back(1);
+        undropped.push_back(1);
         continue;
       }
       sizes.push_back(type.isDynamicDim(r) ? OpFoldResult(*dyn++)
                                            : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(r))));
-      kept.push_back(type.getDimSize(r));
+      undropped.push_back(type.getDimSize(r));
       ++r;
-    }
-    if (dropped.empty()) {
-      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, adaptor.getX(), offsets, sizes, strides);
-      return success();
     }
     // The axes are dropped by a collapse, not by a rank-reducing slice: which
     // unit axes such a slice drops is inferred from its types, and with
     // another unit axis beside them (x[:, :, 0] of a [1, 2, 2] tensor) MLIR's
     // canonicalization rebuilt it dropping the wrong one (reading [1, 1, 2]).
-    auto full = RankedTensorType::get(kept, type.getElementType());
+    auto full = RankedTensorType::get(undropped, type.getElementType());
     Value slice = rewriter.create<tensor::ExtractSliceOp>(op.getLoc(), full, adaptor.getX(), offsets, sizes, strides);
+    if (dropped.empty()) {
+      rewriter.replaceOp(op, slice);
+      return success();
+    }
     SmallVector<ReassociationIndices> groups;
     ReassociationIndices pending;  // dropped axes before the first kept one
     for (int64_t i = 0; i < x.getRank(); ++i) {

@@ -61,18 +61,23 @@ Result Lowerer::lowerExpr(const ast::Expr* e) {
   Result r = lowerExprAsIs(e);
   if (!r || (r->kind != Val::Kind::Tensor && r->kind != Val::Kind::Element)) return r;
   check::Type t = typeOf(e);
-  if (!t.isTensor() || !r->type.isTensor() || r->type.dtype() == t.dtype()) return r;
-  check::DType to = t.dtype(), from = r->type.dtype();
-  if (to.isGeneric() || from.isGeneric()) return r;
-  mlir::Location l = loc(e->span);
+  return t.isTensor() ? inDType(*r, t.dtype(), e->span) : r;
+}
+
+Result Lowerer::inDType(const Val& v, const check::DType& to, Span at) {
+  if (v.kind != Val::Kind::Tensor && v.kind != Val::Kind::Element) return v;
+  if (!v.type.isTensor() || v.type.dtype() == to) return v;
+  check::DType from = v.type.dtype();
+  if (to.isGeneric() || from.isGeneric()) return v;
+  mlir::Location l = loc(at);
   bool unsignedIn = isUnsignedScalar(from.scalar), unsignedOut = isUnsignedScalar(to.scalar);
-  if (r->kind == Val::Kind::Element)
-    return Val::element(emit::scalarCast(builder_, l, r->value, elementType(to.scalar), unsignedIn, unsignedOut),
-                        r->type.withDType(to));
-  check::Type casted = r->type.withDType(to);
-  auto tt = tensorType(casted, e->span);
+  check::Type casted = v.type.withDType(to);
+  if (v.kind == Val::Kind::Element)
+    return Val::element(emit::scalarCast(builder_, l, v.value, elementType(to.scalar), unsignedIn, unsignedOut),
+                        casted);
+  auto tt = tensorType(casted, at);
   if (!tt) return std::nullopt;
-  return Val::tensor(emit::cast(builder_, l, r->value, *tt, unsignedIn, unsignedOut), casted);
+  return Val::tensor(emit::cast(builder_, l, v.value, *tt, unsignedIn, unsignedOut), casted);
 }
 
 Result Lowerer::lowerExprAsIs(const ast::Expr* e) {
@@ -199,6 +204,13 @@ Result Lowerer::lowerName(const ast::NameExpr* e) {
   return unsupported(e->span, fmt::format("the name `{}` as a value here", e->name.name));
 }
 
+// A folded constant as a compile-time value (no dtype yet).
+static Val numberVal(const ConstantNumber& n) {
+  if (n.kind == ConstantNumber::Kind::Bool) return Val::boolean(n.integer != 0);
+  if (n.kind == ConstantNumber::Kind::Float) return Val::floating(n.real);
+  return Val::integer(shape::DimExpr::constant(n.integer));
+}
+
 Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
   // Inside index notation a typed constant is a rank-0 tensor: built before
   // the notation op and captured by it, like any scalar tensor.
@@ -223,10 +235,8 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
       --depth_;
       // A `bool` constant stays known at build time: an `if` on it picks
       // its branch while lowering.
-      if (value->kind == ConstantNumber::Kind::Bool) return Val::boolean(value->integer != 0);
-      Val literal = value->kind == ConstantNumber::Kind::Bool    ? Val::boolean(value->integer != 0)
-                    : value->kind == ConstantNumber::Kind::Float ? Val::floating(value->real)
-                                                                 : Val::integer(shape::DimExpr::constant(value->integer));
+      Val literal = numberVal(*value);
+      if (literal.kind == Val::Kind::Bool) return literal;
       auto t = asScalarTensor(literal, st->scalar, at);
       if (!t) return std::nullopt;
       return Val::tensor(*t, scalarTypeOf(st->scalar));
@@ -237,9 +247,7 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
   if (!c.type)
     if (std::optional<ConstantNumber> value = foldConstant(m, c)) {
       --depth_;
-      if (value->kind == ConstantNumber::Kind::Bool) return Val::boolean(value->integer != 0);
-      if (value->kind == ConstantNumber::Kind::Float) return Val::floating(value->real);
-      return Val::integer(shape::DimExpr::constant(value->integer));
+      return numberVal(*value);
     }
   // A const is an expression of its own module, typed by the checker where it
   // is used (a compile-time integer carries its value in its type).

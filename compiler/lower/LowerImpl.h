@@ -229,6 +229,8 @@ class Lowerer {
   // ---- expressions (LowerExpr.cpp) ----
   Result lowerExpr(const ast::Expr* e);  // as lowerExprAsIs, in the checked dtype
   Result lowerExprAsIs(const ast::Expr* e);
+  // `v` (a tensor or element) cast to dtype `to`; anything else as it is.
+  Result inDType(const Val& v, const check::DType& to, Span at);
   // A value as a tensor of `type` (literals and compile-time ints take it).
   std::optional<mlir::Value> asTensor(const Val& v, const check::Type& type, Span at);
   // A value as a rank-0 tensor of dtype `d`.
@@ -369,8 +371,9 @@ class Lowerer {
   // (docs/lowering.md "Entry variants"); nullopt after reporting.
   std::optional<std::vector<EntryVariant>> variantsOf(const ast::FunctionItem& entry);
   bool lowerEntry(const manifest::EntryRef& entry, const EntryVariant& variant, LoweredEntry& out);
-  // The root block's generics as bound; false after reporting one unbound.
+  // An entry dim's default in the manifest's spelling (LowerProgram.cpp).
   std::optional<std::string> defaultSpelling(const ast::Expr* e, const std::map<std::string, std::string>& earlier);
+  // The root block's generics as bound; false after reporting one unbound.
   bool rootSubstitution(check::Substitution& out);
 
   mlir::MLIRContext& context_;

@@ -515,16 +515,12 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       v = *index;
       return true;
     }
-    if (v.kind == Val::Kind::Tensor && type && type->isTensor() && v.type.isTensor() &&
-        !(v.type.dtype() == type->dtype()) && !type->dtype().isGeneric() && !v.type.dtype().isGeneric()) {
+    if (v.kind == Val::Kind::Tensor && type && type->isTensor()) {
       // Numbers joined at run time (`return if c { 1.0 } else { 2.0 }`) are
       // computed in the widest dtype of their kind: made the declared one.
-      check::Type casted = v.type.withDType(type->dtype());
-      auto tt = tensorType(casted, entry.name.span);
-      if (!tt) return false;
-      v = Val::tensor(emit::cast(builder_, loc(entry.name.span), v.value, *tt, isUnsignedScalar(v.type.dtype().scalar),
-                                 isUnsignedScalar(type->dtype().scalar)),
-                      casted);
+      auto casted = inDType(v, type->dtype(), entry.name.span);
+      if (!casted) return false;
+      v = *casted;
       return true;
     }
     if (v.isData() || (v.kind != Val::Kind::Int && v.kind != Val::Kind::Float && v.kind != Val::Kind::Bool))

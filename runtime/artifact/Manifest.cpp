@@ -603,15 +603,16 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
   if (*defaults) {
     if (!(*defaults)->is_object())
       return fail(where + ".defaults", "expected an object");
+    std::set<std::string> generics;
+    for (const GenericValue &generic : manifest.generics)
+      if (generic.dim)
+        generics.insert(generic.name);
     for (const auto &[dim, value] : (*defaults)->items()) {
       std::string at = fmt::format("{}.defaults.{}", where, dim);
       auto position = std::find(entry.dims.begin(), entry.dims.end(), dim);
       if (position == entry.dims.end())
         return fail(at, "`{}` is not a dim of the entry", dim);
-      std::set<std::string> earlier;
-      for (const GenericValue &generic : manifest.generics)
-        if (generic.dim)
-          earlier.insert(generic.name);
+      std::set<std::string> earlier = generics;
       earlier.insert(entry.dims.begin(), position);
       Expected<DimExpr> expr = expression(value, at, earlier);
       if (!expr)

@@ -15,6 +15,21 @@
 
 namespace linnet::rt {
 
+// A validator of a whole number in [least, 2^64 - 1], written in digits:
+// CLI11 alone would saturate one past the range and wrap a negative one.
+inline CLI::Validator wholeNumber(std::uint64_t least, std::string what, std::string name) {
+  return CLI::Validator(
+      [least, what](std::string &text) -> std::string {
+        std::uint64_t value = 0;
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || value < least)
+          return what + " must be a whole number from " + std::to_string(least) + " to 18446744073709551615, not " +
+                 text;
+        return {};
+      },
+      std::move(name));
+}
+
 inline void addRunFlags(CLI::App &app, RunOptions &options) {
   app.add_option("--checkpoint", options.checkpointDir, "Hugging Face checkpoint directory");
   app.add_option("--entry", options.entry, "the entry to run");
@@ -28,15 +43,7 @@ inline void addRunFlags(CLI::App &app, RunOptions &options) {
                "with --calls: report a failed call and go on with the next (exit 1 at the end)");
   // A byte count is a whole number of at least 1: 0 or a negative one (which
   // would wrap) is refused, not taken for "no limit".
-  const CLI::Validator byteCount(
-      [](std::string &text) -> std::string {
-        std::uint64_t value = 0;
-        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error != std::errc() || end != text.data() + text.size() || value == 0)
-          return "a byte count must be a whole number from 1 to 18446744073709551615, not " + text;
-        return {};
-      },
-      "BYTES");
+  const CLI::Validator byteCount = wholeNumber(1, "a byte count", "BYTES");
   app.add_option("--max-result-bytes", options.session.maxResultBytes,
                  "refuse a call whose results would take more than BYTES together (default and upper bound: half "
                  "of this machine's memory)")
@@ -53,15 +60,7 @@ inline void addRunFlags(CLI::App &app, RunOptions &options) {
   app.add_option("--temperature", options.temperature,
                  "with --prompt: sample at this temperature through `sample` (0: greedy, the default)");
   app.add_option("--seed", options.seed, "with --prompt: the sampling key, jax.random.PRNGKey(N) (default 0)")
-      ->check(CLI::Validator(
-          [](std::string &text) -> std::string {
-            std::uint64_t value = 0;
-            auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-            if (error != std::errc() || end != text.data() + text.size())
-              return "--seed must be a whole number from 0 to 18446744073709551615, not " + text;
-            return {};
-          },
-          "N"));
+      ->check(wholeNumber(0, "--seed", "N"));
   app.add_option("--eos", options.eos,
                  "with --prompt: stop token: auto (tokenizer and generation_config.json) or an id (default auto)");
 }
