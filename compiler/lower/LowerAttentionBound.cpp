@@ -21,6 +21,12 @@
 // The body itself is lowered unchanged with K bound to the new dynamic
 // dimension, so it stays the reference, and `--emit linnet` shows the scan
 // and the slices.
+//
+// Many queries (prefill, forward) run a tile of queries at a time, each
+// tile's body over the keys its own mask rows let some query see: every
+// query's scores, softmax and mix are its own, so a tile computes what the
+// whole call does for its queries, while its scores take [B, H, rows, K']
+// values instead of [B, H, Q, K'] (see kScoresPerTile).
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
@@ -37,18 +43,6 @@ shape::SymbolId freshBoundSymbol() {
   static uint32_t next = 0;
   return (shape::SymbolId{0xffffffffu} << 32) | shape::SymbolId{next++};
 }
-
-// The ops and where their key, value and mask parameters are.
-struct AttentionSignature {
-  const char* name;
-  size_t key, value, mask;
-  bool optionalMask;
-};
-constexpr AttentionSignature kMaskedAttention[] = {
-    {"attention", 1, 2, 4, true},      {"grouped_attention", 1, 2, 4, true},
-    {"attention_rows", 1, 2, 4, false}, {"grouped_attention_rows", 1, 2, 4, false},
-    {"sink_attention", 1, 2, 5, false},
-};
 
 // The symbol of axis `axis` of a signature's tensor type, when it is one.
 std::optional<shape::SymbolId> axisSymbol(const check::Type& t, size_t axis) {
@@ -108,6 +102,18 @@ mlir::Value visibleKeys(mlir::OpBuilder& b, mlir::Location l, mlir::Value mask) 
   return b.create<mlir::arith::SelectOp>(l, whole, keys, past);
 }
 
+// `t` cut to `count` elements from `first` along `axis`.
+mlir::Value rowsOf(mlir::OpBuilder& b, mlir::Location l, mlir::Value t, int64_t axis, mlir::Value first,
+                   mlir::Value count) {
+  auto type = mlir::cast<mlir::RankedTensorType>(t.getType());
+  llvm::SmallVector<mlir::OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  llvm::SmallVector<mlir::OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  llvm::SmallVector<mlir::OpFoldResult> sizes = mlir::tensor::getMixedSizes(b, l, t);
+  offsets[axis] = first;
+  sizes[axis] = count;
+  return b.create<mlir::tensor::ExtractSliceOp>(l, t, offsets, sizes, strides);
+}
+
 // `t` cut to its first `count` elements along `axis`.
 mlir::Value leading(mlir::OpBuilder& b, mlir::Location l, mlir::Value t, int64_t axis, mlir::Value count) {
   auto type = mlir::cast<mlir::RankedTensorType>(t.getType());
@@ -119,6 +125,30 @@ mlir::Value leading(mlir::OpBuilder& b, mlir::Location l, mlir::Value t, int64_t
 }
 
 }  // namespace
+
+// The ops and where their key, value and mask parameters are.
+struct AttentionSignature {
+  const char* name;
+  size_t key, value, mask;
+  bool optionalMask;
+};
+static constexpr AttentionSignature kMaskedAttention[] = {
+    {"attention", 1, 2, 4, true},      {"grouped_attention", 1, 2, 4, true},
+    {"attention_rows", 1, 2, 4, false}, {"grouped_attention_rows", 1, 2, 4, false},
+    {"sink_attention", 1, 2, 5, false},
+};
+
+// Query tiles: a tile's scores, [B, H, rows, K'], hold at most
+// kScoresPerTile values (4 MiB in f32) where kTileQuantum rows do: prefill's
+// attention at S = 4096 no longer holds [H, S, S] scores (2 GiB at
+// Phi-3-mini's 32 heads), and every op of a tile still has enough points to
+// run threaded. Rows come in multiples of kTileQuantum, the code generator's
+// token tile (docs/codegen.md, "Cache tiles"), and the last tile takes the
+// rest of the queries, so each query falls in the same token tile, and is
+// computed by the same code, as when all queries are one tile: tiling
+// changes no bit of the result.
+constexpr int64_t kScoresPerTile = int64_t(1) << 20;
+constexpr int64_t kTileQuantum = 32;
 
 Result Lowerer::lowerBoundedAttention(const ast::FunctionItem& f, const Frame& callee, Span at) {
   if (!callee.module || callee.module->name != "std.nn.attention" || !callee.fn || !callee.fn->signature)
@@ -153,26 +183,108 @@ Result Lowerer::lowerBoundedAttention(const ast::FunctionItem& f, const Frame& c
     return std::nullopt;
 
   mlir::Location l = loc(at);
-  mlir::Value bound = visibleKeys(builder_, l, mask->value);
+  const Val& query = callee.params[0];
+  auto queryType = query.kind == Val::Kind::Tensor
+                       ? mlir::dyn_cast<mlir::RankedTensorType>(query.value.getType())
+                       : mlir::RankedTensorType();
+  // Q: one generic, axis 2 of the query and the mask's second-to-last axis.
+  auto q = axisSymbol(signature.params[0], 2);
+  bool byQueries = queryType && queryType.getRank() == 4 && maskRank >= 2 && q &&
+                   axisSymbol(maskType, maskRank - 2) == q && callee.subst.shapes.dims.count(*q) &&
+                   queryType.getDimSize(2) != 1;
+  if (!byQueries)
+    return boundedBody(f, callee, *sig, key.value, value.value, mask->value, mlir::Value(), std::nullopt, l);
+
+  // Query tiles (kScoresPerTile), K' counted over the whole mask.
+  auto index = [&](int64_t v) -> mlir::Value { return builder_.create<mlir::arith::ConstantIndexOp>(l, v); };
+  mlir::Value queries = builder_.create<mlir::tensor::DimOp>(l, query.value, 2);
+  mlir::Value perRow = builder_.create<mlir::arith::MulIOp>(
+      l, builder_.create<mlir::tensor::DimOp>(l, query.value, 0), builder_.create<mlir::tensor::DimOp>(l, query.value, 1));
+  perRow = builder_.create<mlir::arith::MulIOp>(l, perRow, visibleKeys(builder_, l, mask->value));
+  perRow = builder_.create<mlir::arith::MaxSIOp>(l, perRow, index(1));
+  mlir::Value rows = builder_.create<mlir::arith::DivSIOp>(l, index(kScoresPerTile), perRow);
+  rows = builder_.create<mlir::arith::MulIOp>(
+      l, builder_.create<mlir::arith::DivSIOp>(l, rows, index(kTileQuantum)), index(kTileQuantum));
+  rows = builder_.create<mlir::arith::MaxSIOp>(l, rows, index(kTileQuantum));
+  mlir::Value tiles = builder_.create<mlir::arith::MaxSIOp>(
+      l, builder_.create<mlir::arith::DivSIOp>(l, queries, rows), index(1));
+  mlir::Value lastTile = builder_.create<mlir::arith::SubIOp>(l, tiles, index(1));
+
+  llvm::SmallVector<mlir::Value> sizes;
+  for (int64_t axis = 0; axis < 4; ++axis)
+    if (queryType.isDynamicDim(axis)) sizes.push_back(builder_.create<mlir::tensor::DimOp>(l, query.value, axis));
+  mlir::Value empty = builder_.create<mlir::tensor::EmptyOp>(l, queryType, sizes);
+  auto loop = builder_.create<mlir::scf::ForOp>(l, index(0), tiles, index(1), mlir::ValueRange{empty});
+  {
+    mlir::OpBuilder::InsertionGuard guard(builder_);
+    builder_.setInsertionPointToStart(loop.getBody());
+    mlir::Value tile = loop.getInductionVar();
+    mlir::Value first = builder_.create<mlir::arith::MulIOp>(l, tile, rows);
+    mlir::Value isLast = builder_.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::eq, tile, lastTile);
+    mlir::Value count = builder_.create<mlir::arith::SelectOp>(
+        l, isLast, builder_.create<mlir::arith::SubIOp>(l, queries, first), rows);
+    mlir::Value queryTile = rowsOf(builder_, l, query.value, 2, first, count);
+    mlir::Value maskTile = rowsOf(builder_, l, mask->value, int64_t(maskRank) - 2, first, count);
+    Result result = boundedBody(f, callee, *sig, key.value, value.value, maskTile, queryTile,
+                                std::make_pair(*q, count), l);
+    if (!result) return std::nullopt;
+    if (result->kind != Val::Kind::Tensor) {
+      unsupported(at, "a tiled attention op whose body gives no tensor");
+      return std::nullopt;
+    }
+    auto resultType = mlir::cast<mlir::RankedTensorType>(result->value.getType());
+    mlir::Value part = result->value;
+    if (resultType.getElementType() != queryType.getElementType() || resultType.getRank() != 4) {
+      unsupported(at, "a tiled attention op whose result is not shaped as its query");
+      return std::nullopt;
+    }
+    llvm::SmallVector<mlir::OpFoldResult> offsets(4, builder_.getIndexAttr(0));
+    offsets[2] = first;
+    llvm::SmallVector<mlir::OpFoldResult> strides(4, builder_.getIndexAttr(1));
+    llvm::SmallVector<mlir::OpFoldResult> partSizes = mlir::tensor::getMixedSizes(builder_, l, part);
+    mlir::Value next = builder_.create<mlir::tensor::InsertSliceOp>(l, part, loop.getRegionIterArgs()[0], offsets,
+                                                                     partSizes, strides);
+    builder_.create<mlir::scf::YieldOp>(l, next);
+  }
+  Frame outer = callee;
+  FrameGuard guard(*this, outer);
+  return Val::tensor(loop.getResult(0), instantiate(signature.result));
+}
+
+Result Lowerer::boundedBody(const ast::FunctionItem& f, const Frame& callee, const AttentionSignature& sig,
+                            mlir::Value key, mlir::Value value, mlir::Value mask, mlir::Value query,
+                            std::optional<std::pair<shape::SymbolId, mlir::Value>> queryRows, mlir::Location l) {
+  const check::Signature& signature = *callee.fn->signature;
+  check::Type maskType = signature.params[sig.mask];
+  if (sig.optionalMask) maskType = check::Type(maskType.optionalInner());
+  size_t maskRank = maskType.shape().size();
+  shape::SymbolId k = *axisSymbol(signature.params[sig.key], 2);
+
+  mlir::Value bound = visibleKeys(builder_, l, mask);
   Frame bounded = callee;
   shape::SymbolId boundId = freshBoundSymbol();
-  bounded.subst.shapes.dims[*k] = shape::DimExpr::symbol(boundId, "K'");
+  bounded.subst.shapes.dims[k] = shape::DimExpr::symbol(boundId, "K'");
   entryDims_[boundId] = bound;
+  std::optional<shape::SymbolId> rowsId;
+  if (queryRows) {
+    rowsId = freshBoundSymbol();
+    bounded.subst.shapes.dims[queryRows->first] = shape::DimExpr::symbol(*rowsId, "Q'");
+    entryDims_[*rowsId] = queryRows->second;
+  }
   Result result;
   {
     FrameGuard guard(*this, bounded);
-    Val& boundedKey = bounded.params[sig->key];
-    Val& boundedValue = bounded.params[sig->value];
-    boundedKey = Val::tensor(leading(builder_, l, key.value, 2, bound), instantiate(signature.params[sig->key]));
-    boundedValue =
-        Val::tensor(leading(builder_, l, value.value, 2, bound), instantiate(signature.params[sig->value]));
-    Val boundedMask = Val::tensor(leading(builder_, l, mask->value, int64_t(maskRank) - 1, bound),
-                                  instantiate(maskType));
-    if (sig->optionalMask) bounded.params[sig->mask].elements[0] = boundedMask;
-    else bounded.params[sig->mask] = boundedMask;
+    if (queryRows) bounded.params[0] = Val::tensor(query, instantiate(signature.params[0]));
+    bounded.params[sig.key] = Val::tensor(leading(builder_, l, key, 2, bound), instantiate(signature.params[sig.key]));
+    bounded.params[sig.value] =
+        Val::tensor(leading(builder_, l, value, 2, bound), instantiate(signature.params[sig.value]));
+    Val boundedMask = Val::tensor(leading(builder_, l, mask, int64_t(maskRank) - 1, bound), instantiate(maskType));
+    if (sig.optionalMask) bounded.params[sig.mask].elements[0] = boundedMask;
+    else bounded.params[sig.mask] = boundedMask;
     if (lowerBody(f.body)) result = bounded.returned ? *bounded.returned : Val::of(Val::Kind::Unit);
   }
   entryDims_.erase(boundId);
+  if (rowsId) entryDims_.erase(*rowsId);
   return result;
 }
 

@@ -156,6 +156,8 @@ std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Ty
 std::optional<Val> presenceAtRunTime(const check::Type& t, const check::CheckedProgram& checked);
 
 // One instantiated function (or the entry itself) being lowered.
+struct AttentionSignature;
+
 struct Frame {
   const Module* module = nullptr;
   const check::CheckedFunction* fn = nullptr;
@@ -262,8 +264,15 @@ class Lowerer {
 
   // ---- known ops (LowerKnownOps.cpp): nullopt when `f` is not one ----
   Result lowerKnownOp(const ast::FunctionItem& f, const Frame& callee, Span at);
-  // Masked attention over the keys some query sees (LowerAttentionBound.cpp).
+  // Masked attention over the keys some query sees, a tile of queries at a
+  // time (LowerAttentionBound.cpp).
   Result lowerBoundedAttention(const ast::FunctionItem& f, const Frame& callee, Span at);
+  // The op's body on `query` (all of the call's, or a tile of `queryRows`
+  // rows: its Q generic and their count) and on key, value and mask cut to
+  // the keys `mask` lets some query see.
+  Result boundedBody(const ast::FunctionItem& f, const Frame& callee, const AttentionSignature& sig, mlir::Value key,
+                     mlir::Value value, mlir::Value mask, mlir::Value query,
+                     std::optional<std::pair<shape::SymbolId, mlir::Value>> queryRows, mlir::Location l);
 
   // ---- outlining (LowerOutline.cpp) ----
   bool shouldOutline(const std::optional<Val>& receiver) const;

@@ -1496,6 +1496,41 @@ def stdlib_masked_attention(rng):
 
 
 @program
+def attention_query_tiles(rng):
+    # std.nn.attention's semantics as in stdlib_masked_attention, computed in
+    # float64, at sizes that take several query tiles of at most 2^20 scores.
+    scale = np.float64(np.float32(0.35))
+
+    def mix(q, k, v, mask):
+        # q [B, Hk, G, Q, D], k/v [B, Hk, K, D], mask broadcast to [B, Hk, G, Q, K]
+        s = np.einsum("bjgqd,bjkd->bjgqk", q.astype(np.float64), k.astype(np.float64)) * scale
+        s = np.where(mask, s, -1e30)
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return np.einsum("bjgqk,bjkd->bjgqd", e / e.sum(axis=-1, keepdims=True), v.astype(np.float64))
+
+    tol = {"rel": 1e-5, "abs": 1e-6, "why": "f32 exp, division and sums in another order: a few ulp"}
+    calls = []
+    # shared: 2 heads, K' = 1400 for the whole call: tiles of 352 rows
+    # (2^20 / 2800, in rows of 32), the last taking 596.
+    Q, K = 1300, 1400
+    shift, blind = 100, 500
+    q, k, v = (dyadic(rng, s) for s in ((1, 2, Q, 1), (1, 2, K, 1), (1, 2, K, 1)))
+    mask = np.arange(K)[None, :] <= np.arange(Q)[:, None] + shift
+    mask[blind, :] = False
+    want = mix(q[:, :, None], k, v, mask[None, None, None])[:, :, 0]
+    calls.append(call("shared", {"query": q, "key": k, "value": v, "shift": np.int64(shift),
+                                 "blind": np.int64(blind)}, result(f32(want), "f32", tol)))
+    # rows: 2 x 2 heads over K' = 1000: tiles of 256 rows, the last taking 388.
+    Q, K = 900, 1000
+    starts = np.array([100, 3], dtype=np.int64)
+    q, k, v = (dyadic(rng, s) for s in ((2, 2, Q, 1), (2, 1, K, 1), (2, 1, K, 1)))
+    mask = np.arange(K)[None, None, :] <= np.arange(Q)[None, :, None] + starts[:, None, None]
+    want = mix(q.reshape(2, 1, 2, Q, 1), k, v, mask[:, None, None]).reshape(2, 2, Q, 1)
+    calls.append(call("rows", {"query": q, "key": k, "value": v, "starts": starts}, result(f32(want), "f32", tol)))
+    return calls
+
+
+@program
 def typed_constants(rng):
     x = rng.integers(-10, 11, size=(4, 3)).astype(np.int32)
     xf = x.astype(np.float32)
