@@ -23,7 +23,8 @@
 // and the slices.
 //
 // Many queries (prefill, forward) run a tile of queries at a time, each
-// tile's body over the keys its own mask rows let some query see: every
+// tile's body over the keys its own mask rows let some query see (all K
+// for `attention` and `grouped_attention` without a mask): every
 // query's scores, softmax and mix are its own, so a tile computes what the
 // whole call does for its queries, while its scores take [B, H, rows, K']
 // values instead of [B, H, Q, K'] (see kScoresPerTile).
@@ -160,21 +161,22 @@ Result Lowerer::lowerBoundedAttention(const ast::FunctionItem& f, const Frame& c
   const check::Signature& signature = *callee.fn->signature;
   if (signature.params.size() != callee.params.size()) return std::nullopt;
 
-  // The mask, present at build time, as a tensor.
+  // The mask, known at build time to be a tensor or `none` (no mask: all
+  // K keys, and only query tiles).
   const Val& maskArg = callee.params[sig->mask];
   const Val* mask = &maskArg;
   check::Type maskType = signature.params[sig->mask];
   if (sig->optionalMask) {
-    if (maskArg.kind != Val::Kind::Some || maskArg.elements.size() != 1 ||
-        maskType.kind() != check::TypeKind::Optional)
-      return std::nullopt;
-    mask = &maskArg.elements[0];
+    if (maskType.kind() != check::TypeKind::Optional) return std::nullopt;
     maskType = check::Type(maskType.optionalInner());
+    if (maskArg.kind == Val::Kind::None) mask = nullptr;
+    else if (maskArg.kind == Val::Kind::Some && maskArg.elements.size() == 1) mask = &maskArg.elements[0];
+    else return std::nullopt;
   }
   const Val& key = callee.params[sig->key];
   const Val& value = callee.params[sig->value];
   for (const Val* v : {mask, &key, &value})
-    if (v->kind != Val::Kind::Tensor) return std::nullopt;
+    if (v && v->kind != Val::Kind::Tensor) return std::nullopt;
   // K: one generic, axis 2 of key and value and the mask's last axis.
   size_t maskRank = maskType.shape().size();
   auto k = axisSymbol(signature.params[sig->key], 2);
@@ -192,15 +194,19 @@ Result Lowerer::lowerBoundedAttention(const ast::FunctionItem& f, const Frame& c
   bool byQueries = queryType && queryType.getRank() == 4 && maskRank >= 2 && q &&
                    axisSymbol(maskType, maskRank - 2) == q && callee.subst.shapes.dims.count(*q) &&
                    queryType.getDimSize(2) != 1;
-  if (!byQueries)
+  if (!byQueries) {
+    if (!mask) return std::nullopt;
     return boundedBody(f, callee, *sig, key.value, value.value, mask->value, mlir::Value(), std::nullopt, l);
+  }
 
   // Query tiles (kScoresPerTile), K' counted over the whole mask.
   auto index = [&](int64_t v) -> mlir::Value { return builder_.create<mlir::arith::ConstantIndexOp>(l, v); };
   mlir::Value queries = builder_.create<mlir::tensor::DimOp>(l, query.value, 2);
   mlir::Value perRow = builder_.create<mlir::arith::MulIOp>(
       l, builder_.create<mlir::tensor::DimOp>(l, query.value, 0), builder_.create<mlir::tensor::DimOp>(l, query.value, 1));
-  perRow = builder_.create<mlir::arith::MulIOp>(l, perRow, visibleKeys(builder_, l, mask->value));
+  mlir::Value keys = mask ? visibleKeys(builder_, l, mask->value)
+                          : builder_.create<mlir::tensor::DimOp>(l, key.value, 2).getResult();
+  perRow = builder_.create<mlir::arith::MulIOp>(l, perRow, keys);
   perRow = builder_.create<mlir::arith::MaxSIOp>(l, perRow, index(1));
   mlir::Value rows = builder_.create<mlir::arith::DivSIOp>(l, index(kScoresPerTile), perRow);
   rows = builder_.create<mlir::arith::MulIOp>(
@@ -224,7 +230,7 @@ Result Lowerer::lowerBoundedAttention(const ast::FunctionItem& f, const Frame& c
     mlir::Value count = builder_.create<mlir::arith::SelectOp>(
         l, isLast, builder_.create<mlir::arith::SubIOp>(l, queries, first), rows);
     mlir::Value queryTile = rowsOf(builder_, l, query.value, 2, first, count);
-    mlir::Value maskTile = rowsOf(builder_, l, mask->value, int64_t(maskRank) - 2, first, count);
+    mlir::Value maskTile = mask ? rowsOf(builder_, l, mask->value, int64_t(maskRank) - 2, first, count) : mlir::Value();
     Result result = boundedBody(f, callee, *sig, key.value, value.value, maskTile, queryTile,
                                 std::make_pair(*q, count), l);
     if (!result) return std::nullopt;
@@ -260,11 +266,15 @@ Result Lowerer::boundedBody(const ast::FunctionItem& f, const Frame& callee, con
   size_t maskRank = maskType.shape().size();
   shape::SymbolId k = *axisSymbol(signature.params[sig.key], 2);
 
-  mlir::Value bound = visibleKeys(builder_, l, mask);
   Frame bounded = callee;
-  shape::SymbolId boundId = freshBoundSymbol();
-  bounded.subst.shapes.dims[k] = shape::DimExpr::symbol(boundId, "K'");
-  entryDims_[boundId] = bound;
+  mlir::Value bound;
+  std::optional<shape::SymbolId> boundId;
+  if (mask) {
+    bound = visibleKeys(builder_, l, mask);
+    boundId = freshBoundSymbol();
+    bounded.subst.shapes.dims[k] = shape::DimExpr::symbol(*boundId, "K'");
+    entryDims_[*boundId] = bound;
+  }
   std::optional<shape::SymbolId> rowsId;
   if (queryRows) {
     rowsId = freshBoundSymbol();
@@ -275,15 +285,18 @@ Result Lowerer::boundedBody(const ast::FunctionItem& f, const Frame& callee, con
   {
     FrameGuard guard(*this, bounded);
     if (queryRows) bounded.params[0] = Val::tensor(query, instantiate(signature.params[0]));
-    bounded.params[sig.key] = Val::tensor(leading(builder_, l, key, 2, bound), instantiate(signature.params[sig.key]));
-    bounded.params[sig.value] =
-        Val::tensor(leading(builder_, l, value, 2, bound), instantiate(signature.params[sig.value]));
-    Val boundedMask = Val::tensor(leading(builder_, l, mask, int64_t(maskRank) - 1, bound), instantiate(maskType));
-    if (sig.optionalMask) bounded.params[sig.mask].elements[0] = boundedMask;
-    else bounded.params[sig.mask] = boundedMask;
+    if (mask) {
+      bounded.params[sig.key] =
+          Val::tensor(leading(builder_, l, key, 2, bound), instantiate(signature.params[sig.key]));
+      bounded.params[sig.value] =
+          Val::tensor(leading(builder_, l, value, 2, bound), instantiate(signature.params[sig.value]));
+      Val boundedMask = Val::tensor(leading(builder_, l, mask, int64_t(maskRank) - 1, bound), instantiate(maskType));
+      if (sig.optionalMask) bounded.params[sig.mask].elements[0] = boundedMask;
+      else bounded.params[sig.mask] = boundedMask;
+    }
     if (lowerBody(f.body)) result = bounded.returned ? *bounded.returned : Val::of(Val::Kind::Unit);
   }
-  entryDims_.erase(boundId);
+  if (boundId) entryDims_.erase(*boundId);
   if (rowsId) entryDims_.erase(*rowsId);
   return result;
 }

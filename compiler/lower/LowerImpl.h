@@ -269,7 +269,8 @@ class Lowerer {
   Result lowerBoundedAttention(const ast::FunctionItem& f, const Frame& callee, Span at);
   // The op's body on `query` (all of the call's, or a tile of `queryRows`
   // rows: its Q generic and their count) and on key, value and mask cut to
-  // the keys `mask` lets some query see.
+  // the keys `mask` lets some query see (a null `mask`: the call's `none`,
+  // all keys).
   Result boundedBody(const ast::FunctionItem& f, const Frame& callee, const AttentionSignature& sig, mlir::Value key,
                      mlir::Value value, mlir::Value mask, mlir::Value query,
                      std::optional<std::pair<shape::SymbolId, mlir::Value>> queryRows, mlir::Location l);

@@ -1527,6 +1527,12 @@ def attention_query_tiles(rng):
     mask = np.arange(K)[None, None, :] <= np.arange(Q)[None, :, None] + starts[:, None, None]
     want = mix(q.reshape(2, 1, 2, Q, 1), k, v, mask[:, None, None]).reshape(2, 2, Q, 1)
     calls.append(call("rows", {"query": q, "key": k, "value": v, "starts": starts}, result(f32(want), "f32", tol)))
+    # unmasked: 2 query heads over 1 key head, K = 1000: tiles of 512 rows
+    # (2^20 / 2000), the last taking 588.
+    Q, K = 1100, 1000
+    q, k, v = (dyadic(rng, s) for s in ((1, 2, Q, 1), (1, 1, K, 1), (1, 1, K, 1)))
+    want = mix(q.reshape(1, 1, 2, Q, 1), k, v, np.ones((Q, K), dtype=bool)).reshape(1, 2, Q, 1)
+    calls.append(call("unmasked", {"query": q, "key": k, "value": v}, result(f32(want), "f32", tol)))
     return calls
 
 
