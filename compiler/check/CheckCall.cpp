@@ -6,6 +6,7 @@
 // at the call site under the caller's facts. Prelude calls are in
 // CheckPrelude.cpp.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -670,11 +671,14 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
     shape::DimExpr r = shape::instantiate(w.rhs, inf.subst.shapes);
     shape::Proof proof = facts().provablyHolds(l, w.relation, r);
     if (proof) continue;
-    std::string clause = fmt::format("{} {} {}", l.str(), shape::spelling(w.relation), r.str());
-    auto d = diagnostics_.emit(DiagnosticKind::ConstraintUnsatisfied, call->span, clause, calleeName(f));
-    d.label(fmt::format("`{}` requires `{}`", calleeName(f), clause))
+    UnprovenClause clause = spellUnproven(w, l, r, inf.subst.shapes);
+    auto d = diagnostics_.emit(DiagnosticKind::ConstraintUnsatisfied, call->span, clause.clause, calleeName(f));
+    d.label(fmt::format("`{}` requires `{}`", calleeName(f), clause.clause))
         .secondary(w.span, "required by this `where` clause");
-    if (!proof.reason.empty()) d.note(proof.reason);
+    if (!clause.folded.empty())
+      d.note(fmt::format("with {} it is `{}`, which is false", clause.values, clause.folded));
+    else if (!proof.reason.empty())
+      d.note(proof.reason);
     if (!proof.suggestion.empty() && scope_ && scope_->signature)
       d.help(fmt::format("add `where {}` to `{}`", proof.suggestion,
                          scope_->signature->item->name.name));
@@ -685,6 +689,31 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
     scope_->out->calls[call] =
         CallBinding{callee.module(), &f, sig->owner ? callee.blockInstance() : nullptr, argFor, inf.subst};
   return instantiate(sig->result, inf.subst);
+}
+
+UnprovenClause spellUnproven(const WhereClause& w, const shape::DimExpr& lhs, const shape::DimExpr& rhs,
+                             const shape::Bindings& values) {
+  std::string relation(shape::spelling(w.relation));
+  UnprovenClause out;
+  out.clause = fmt::format("{} {} {}", lhs.str(), relation, rhs.str());
+  if (!lhs.isConstant() || !rhs.isConstant()) return out;
+  // Every generic the written clause names, once, in order of appearance.
+  std::vector<shape::Atom> atoms;
+  w.lhs.collectAtoms(atoms);
+  w.rhs.collectAtoms(atoms);
+  std::vector<std::string> named;
+  std::vector<shape::SymbolId> seen;
+  for (const shape::Atom& a : atoms) {
+    if (a.kind() != shape::AtomKind::Symbol || std::find(seen.begin(), seen.end(), a.id()) != seen.end()) continue;
+    seen.push_back(a.id());
+    auto it = values.dims.find(a.id());
+    if (it != values.dims.end()) named.push_back(fmt::format("`{} = {}`", a.name(), it->second.str()));
+  }
+  if (named.empty()) return out;
+  out.folded = out.clause;
+  out.clause = fmt::format("{} {} {}", w.lhs.str(), relation, w.rhs.str());
+  out.values = fmt::format("{}", fmt::join(named, ", "));
+  return out;
 }
 
 }  // namespace linnet::check

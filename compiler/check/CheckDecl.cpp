@@ -789,11 +789,13 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
       shape::DimExpr r = shape::instantiate(w.rhs, instance.args.shapes);
       shape::Proof proof = checked->facts.provablyHolds(l, w.relation, r);
       if (proof) continue;
-      std::string clause = fmt::format("{} {} {}", l.str(), shape::spelling(w.relation), r.str());
-      auto d = diagnostics_.emit(DiagnosticKind::ConstraintUnsatisfied, member->type->span, clause,
+      UnprovenClause clause = spellUnproven(w, l, r, instance.args.shapes);
+      auto d = diagnostics_.emit(DiagnosticKind::ConstraintUnsatisfied, member->type->span, clause.clause,
                                  instance.block->name.name);
-      d.label(fmt::format("`{}` requires `{}`", str(instance), clause))
+      d.label(fmt::format("`{}` requires `{}`", str(instance), clause.clause))
           .secondary(w.span, "required by this `where` clause");
+      if (!clause.folded.empty())
+        d.note(fmt::format("with {} it is `{}`, which is false", clause.values, clause.folded));
       if (!proof.suggestion.empty())
         d.help(fmt::format("add `{}` to the `where` clause of `{}`", proof.suggestion, b.name.name));
     }

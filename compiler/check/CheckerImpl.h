@@ -41,6 +41,17 @@ inline constexpr int kMaxConstDepth = 256;
 using SpanKey = std::pair<FileId, uint32_t>;
 inline SpanKey keyOf(Span s) { return {s.file, s.begin}; }
 
+// A `where` clause that a call or a sub-block's arguments do not prove
+// (E2206), as its diagnostic names it: instantiated (`H % 4 == 0`), or, where
+// that leaves only numbers (a clause false for the values given), as written
+// (`N % 2 == 0`), with `values` saying what its generics are (`N = 3`) and
+// `folded` what it then is (`1 == 0`).
+struct UnprovenClause {
+  std::string clause, values, folded;
+};
+UnprovenClause spellUnproven(const WhereClause& w, const shape::DimExpr& lhs, const shape::DimExpr& rhs,
+                             const shape::Bindings& values);
+
 struct FunctionScope {
   const Module* module = nullptr;
   const Signature* signature = nullptr;
