@@ -381,6 +381,8 @@ class Lowerer {
   // (docs/lowering.md "Entry variants"); nullopt after reporting.
   std::optional<std::vector<EntryVariant>> variantsOf(const ast::FunctionItem& entry);
   bool lowerEntry(const manifest::EntryRef& entry, const EntryVariant& variant, LoweredEntry& out);
+  // A shape pack's default of dims only (`*S: Shape = [2, 3]`), else null.
+  const ast::ShapeLiteralExpr* packDefault(const ast::GenericParam& g) const;
   // An entry dim's default in the manifest's spelling (LowerProgram.cpp).
   std::optional<std::string> defaultSpelling(const ast::Expr* e, const std::map<std::string, std::string>& earlier);
   // The root block's generics as bound; false after reporting one unbound.

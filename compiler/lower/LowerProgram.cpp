@@ -200,11 +200,14 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
       if (auto it = inputs_.entryPacks.find(g.name.name); it != inputs_.entryPacks.end()) lengths = {it->second};
       else if (decidedByArguments)
         for (int64_t n = 0; n <= kMaxPackLength; ++n) lengths.push_back(n);
+      else if (const ast::ShapeLiteralExpr* axes = packDefault(g))
+        lengths = {static_cast<int64_t>(axes->elements.size())};
       if (lengths.empty()) {
         diagnostics_
-            .emit(DiagnosticKind::EntryGenericUnbound, g.name.span, entry.name.name, g.name.name, "Shape")
+            .emit(DiagnosticKind::EntryGenericUnbound, g.name.span, entry.name.name, "*" + g.name.name, "Shape")
             .help(fmt::format("no argument's shape has `*{0}`, so no call can tell its length: bind it when "
-                              "building: `--bind {0}=<number of axes>`",
+                              "building: `--bind {0}=<number of axes>`, or give it a default (`*{0}: Shape = "
+                              "[2, 3]`)",
                               g.name.name));
         return std::nullopt;
       }
@@ -280,6 +283,10 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
         unsupported(g.name.span, "a shape-pack entry generic");
         return false;
       }
+      // A default of as many axes gives each axis its default (used where
+      // no argument or bind fixes it, as a dim generic's).
+      const ast::ShapeLiteralExpr* defaults = packDefault(g);
+      if (defaults && static_cast<int64_t>(defaults->elements.size()) != length->second) defaults = nullptr;
       shape::Shape axes;
       for (int64_t k = 0; k < length->second; ++k) {
         std::string name = fmt::format("{}_{}", g.name.name, k);
@@ -289,6 +296,13 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
         dims.push_back({id, name});
         inputs.push_back(builder_.getIndexType());
         out.dims.push_back(name);
+        if (!defaults) continue;
+        std::optional<std::string> spelled = defaultSpelling(defaults->elements[k].dim, dimNames);
+        if (!spelled) {
+          unsupported(defaults->elements[k].span, fmt::format("this default of axis {} of `*{}`", k, g.name.name));
+          return false;
+        }
+        out.defaults[name] = *spelled;
       }
       f.subst.shapes.packs[check::symbolIdOf(g)] = std::move(axes);
       continue;
@@ -572,6 +586,18 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   out.writesState = writesState_;
   builder_.create<mlir::func::ReturnOp>(at, values);
   return true;
+}
+
+// A shape pack's default when it is a shape literal of dims only
+// (`*S: Shape = [2, 3]`), else null.
+const ast::ShapeLiteralExpr* Lowerer::packDefault(const ast::GenericParam& g) const {
+  if (!g.isPack || !g.defaultValue || !g.defaultValue->expr) return nullptr;
+  const auto* axes = ast::as<ast::ShapeLiteralExpr>(g.defaultValue->expr);
+  // As many axes as `--bind S=N` may give (compiler/bind/GenericValues.cpp).
+  if (!axes || axes->elements.size() > 16) return nullptr;
+  for (const ast::ShapeElement& e : axes->elements)
+    if (e.isPack()) return nullptr;
+  return axes;
 }
 
 // An entry dim's default as the manifest spells it (the runtime's DimExpr:

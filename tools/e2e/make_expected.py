@@ -874,6 +874,9 @@ def generics(rng):
         call("defaults_taken", {"x": x4[:3], "k": np.float32(2.0), "twice": False},
              result(x4[:3] * 2.0 - 3.0, "f32", EXACT_DYADIC)),
         call("defaults_taken", {"x": x4[:3], "n": np.int32(4)}, result((x4[:3] * 0.5 + 4.0) * 2.0, "f32", EXACT_DYADIC)),
+        call("packed_default", {}, result(np.full((3, 3), 2, dtype=np.int64), "i64")),
+        call("packed_default", {}, result(np.full((5, 3), 4, dtype=np.int64), "i64"), bind={"N": 4}),
+        call("packed_default", {}, result(np.full((3, 1), 2, dtype=np.int64), "i64"), bind={"S_1": 1}),
     ]
 
 
