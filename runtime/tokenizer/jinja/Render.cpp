@@ -33,6 +33,7 @@ Expected<std::string> Template::render(const DictData &context,
 Renderer::Renderer(const RenderOptions &options) : options_(options) {}
 
 Expected<std::string> Renderer::run(const Program &program, const DictData &context) {
+  bytesAtStart_ = valueBytesBuilt();
   DictData globals;
   for (const char *name : {"raise_exception", "strftime_now", "namespace", "range", "dict"})
     globals.set(name, Value::callable(Callable{name}));
@@ -689,6 +690,11 @@ Expected<bool> Renderer::compare(const std::string &op, const Value &a, const Va
 }
 
 Expected<Value> Renderer::eval(const Expr &e, Scope &scope) {
+  // Checked before each expression: one expression builds at most one
+  // bounded string, list or dict beyond what its operands did.
+  if (valueBytesBuilt() - bytesAtStart_ > options_.limits.maxValueBytes)
+    return makeError("line {}: the template built more than {} bytes of values", e.line,
+                     options_.limits.maxValueBytes);
   auto value = evalNode(e, scope);
   if (value && value->depth() > kMaxValueDepth)
     return makeError("line {}: the value nests deeper than {} levels", e.line, kMaxValueDepth);

@@ -79,6 +79,7 @@ private:
   const RenderOptions &options_;
   Scope *root_ = nullptr;
   std::size_t steps_ = 0;
+  std::size_t bytesAtStart_ = 0; // valueBytesBuilt() when the render began
   int callDepth_ = 0;
   int renderDepth_ = 0;
 };

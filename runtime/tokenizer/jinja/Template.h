@@ -37,6 +37,10 @@ struct RenderLimits {
   std::size_t maxSteps = 1'000'000;                   // statements run plus loop iterations
   int maxCallDepth = 64;                              // nested macro calls
   int maxRenderDepth = 256; // nested blocks, counted across macro calls
+  // Strings, list items and dict entries built by one render, all together
+  // (not only those alive at once, which would need every value's size
+  // counted back when it dies): a real template builds a few hundred KiB.
+  std::size_t maxValueBytes = std::size_t{256} << 20;
 };
 
 struct RenderOptions {

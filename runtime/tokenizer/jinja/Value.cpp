@@ -53,13 +53,21 @@ Value Value::number(double f) {
   v.f_ = f;
   return v;
 }
+namespace {
+thread_local std::size_t bytesBuilt = 0;
+} // namespace
+
+std::size_t valueBytesBuilt() { return bytesBuilt; }
+
 Value Value::string(std::string s) {
+  bytesBuilt += s.size();
   Value v;
   v.kind_ = Kind::String;
   v.s_ = std::move(s);
   return v;
 }
 Value Value::list(std::vector<Value> items, bool tuple) {
+  bytesBuilt += items.size() * sizeof(Value);
   Value v;
   v.kind_ = Kind::List;
   int depth = 0;
@@ -69,6 +77,8 @@ Value Value::list(std::vector<Value> items, bool tuple) {
   return v;
 }
 Value Value::dict(DictData data) {
+  for (const auto &[key, value] : data.entries)
+    bytesBuilt += sizeof(std::pair<std::string, Value>) + key.size();
   Value v;
   v.kind_ = Kind::Dict;
   int depth = 0;

@@ -40,6 +40,11 @@ inline constexpr int kMaxValueDepth = 256;
 // 2^60 items deep-compared.
 inline constexpr std::size_t kMaxCompareWork = 10'000'000;
 
+// Bytes of strings, list items and dict entries built on this thread so far
+// (Value::string, list, dict, ns), never decreasing: a render's budget is
+// the growth of this count while it runs (RenderLimits::maxValueBytes).
+std::size_t valueBytesBuilt();
+
 struct ListData {
   std::vector<Value> items;
   bool tuple = false; // printed as (a, b) instead of [a, b]

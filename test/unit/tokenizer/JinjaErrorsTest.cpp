@@ -203,8 +203,12 @@ TEST(JinjaErrorsTest, ListsAndDictsAreBounded) {
 }
 
 TEST(JinjaErrorsTest, HugeLoopsHitTheStepLimit) {
+  // Each inner range(100000) builds its list of 100,000 items: without a
+  // value budget it is the step limit that stops it.
   expectError("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
-              "steps");
+              "steps", RenderLimits{.maxValueBytes = SIZE_MAX});
+  expectError("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+              "bytes of values");
   expectError("{% for i in range(100000) %}{% for j in range(100000) %}{{ i }}{% endfor %}"
               "{% endfor %}",
               "more than", RenderLimits{.maxOutputBytes = 1 << 20});
@@ -220,6 +224,24 @@ TEST(JinjaErrorsTest, GrowingOutputHitsTheSizeLimit) {
   expectError("{% set ns = namespace(s='ab') %}{% for i in range(40) %}"
               "{% set ns.s = [ns.s, ns.s] | join %}{% endfor %}",
               "bytes", RenderLimits{.maxOutputBytes = 1 << 20});
+}
+
+TEST(JinjaErrorsTest, ManyLiveValuesHitTheRenderBudget) {
+  // Each list and string is within its own bounds, but a list of 1-item
+  // lists keeps every 64 KiB string alive: 1000 of them are 64 MiB, and the
+  // same loop to 100,000 would be 6.4 GB.
+  const char* keep =
+      "{% set ns = namespace(keep=[]) %}{% set big = 'x' * 65536 %}"
+      "{% for i in range(1000) %}{% set ns.keep = ns.keep + [[big ~ i]] %}{% endfor %}"
+      "{{ ns.keep | length }}";
+  expectError(keep, "built more than 8388608 bytes of values", RenderLimits{.maxValueBytes = 8 << 20});
+  // The default budget (256 MiB) takes this one.
+  EXPECT_EQ(render(keep).value(), "1000");
+  expectError("{% set ns = namespace(keep=[]) %}{% set big = 'x' * 1048576 %}"
+              "{% for i in range(100000) %}{% set ns.keep = ns.keep + [[big ~ i]] %}{% endfor %}",
+              "built more than 268435456 bytes of values");
+  // One render's budget is its own: the next render starts afresh.
+  EXPECT_EQ(render(keep).value(), "1000");
 }
 
 TEST(JinjaErrorsTest, RecursiveMacrosHitTheDepthLimit) {
