@@ -95,6 +95,14 @@ static bool mentionsAny(const Type& t, const Inference& inf);
 void Checker::reportGenericArgument(const Module& m, const ast::GenericArg& arg,
                                     const ast::GenericParam& g, std::string_view item) {
   if (!reportedGenericArgs_.insert(&arg).second) return;
+  if (const ast::Expr* negative = negativeDimIn(m, arg, g)) {
+    auto d = dimOf(m, negative);
+    diagnostics_.emit(DiagnosticKind::NegativeDimension, negative->span, ast::printExpr(negative))
+        .label(fmt::format("this is {}; a dimension is never negative", d ? d->str() : "negative"))
+        .secondary(g.name.span, fmt::format("`{}{}` is {}", g.isPack ? "*" : "", g.name.name,
+                                            g.isPack ? "a shape of dimensions" : "a dimension"));
+    return;
+  }
   bool dim = !g.isPack && g.constraint == ast::GenericKind::Dim;
   if (dim && arg.expr && !ast::isa<ast::ShapeLiteralExpr>(arg.expr)) {
     reportNonDimension(m, arg.expr);
@@ -606,6 +614,8 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   // ---- every generic must be known ----
   for (const ast::GenericParam& g : f.generics) {
     if (!inf.isOpenUnbound(&g)) continue;
+    // A negative default is E2208 at its declaration already.
+    if (g.defaultValue && negativeDimIn(*sig->module, *g.defaultValue, g)) return Type::error();
     // A generic in a parameter that got an argument was not bound by it:
     // the argument is unknown (reported already), has another form than
     // the parameter (that mismatch is the error), or the generic appears
@@ -689,6 +699,20 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
     scope_->out->calls[call] =
         CallBinding{callee.module(), &f, sig->owner ? callee.blockInstance() : nullptr, argFor, inf.subst};
   return instantiate(sig->result, inf.subst);
+}
+
+const ast::Expr* Checker::negativeDimIn(const Module& m, const ast::GenericArg& arg, const ast::GenericParam& g) {
+  if (!arg.expr) return nullptr;
+  if (g.isPack) {
+    if (auto* lit = ast::as<ast::ShapeLiteralExpr>(arg.expr))
+      for (const ast::ShapeElement& el : lit->elements)
+        if (!el.isPack())
+          if (auto d = dimOf(m, el.dim); d && negativeConstant(*d)) return el.dim;
+    return nullptr;
+  }
+  if (g.constraint != ast::GenericKind::Dim || ast::isa<ast::ShapeLiteralExpr>(arg.expr)) return nullptr;
+  auto d = dimOf(m, arg.expr);
+  return d && negativeConstant(*d) ? arg.expr : nullptr;
 }
 
 UnprovenClause spellUnproven(const WhereClause& w, const shape::DimExpr& lhs, const shape::DimExpr& rhs,

@@ -387,7 +387,7 @@ GenericValue Checker::genericValue(const Module& m, const ast::GenericArg& arg,
           out.push_back(packOf(*s->generic));
         } else {
           auto d = dimOf(m, el.dim);
-          if (!d) return std::monostate{};
+          if (!d || negativeConstant(*d)) return std::monostate{};
           out.push_back(*d);
         }
       }
@@ -398,7 +398,7 @@ GenericValue Checker::genericValue(const Module& m, const ast::GenericArg& arg,
   if (target.constraint == ast::GenericKind::Dim) {
     if (arg.expr) {
       auto d = dimOf(m, arg.expr);
-      if (d) return *d;
+      if (d && !negativeConstant(*d)) return *d;
       return std::monostate{};
     }
     auto* named = ast::as<ast::NamedTypeNode>(arg.type);
@@ -412,7 +412,7 @@ GenericValue Checker::genericValue(const Module& m, const ast::GenericArg& arg,
       auto* c = static_cast<const ast::ConstItem*>(s->item);
       if (!c->type && s->module) {
         auto d = dimOf(*s->module, c->value);
-        if (d) return *d;
+        if (d && !negativeConstant(*d)) return *d;
       }
     }
     return std::monostate{};
@@ -750,6 +750,18 @@ static void checkGenericDefaults(DiagnosticEmitter& diagnostics,
   }
 }
 
+// A dim generic's default, or an axis of a shape pack's, that is a negative
+// number is no dimension (E2208), reported at the declaration whether or not
+// a use takes it.
+void Checker::checkDimDefaults(const Module& m, const std::vector<ast::GenericParam>& generics,
+                               std::string_view item) {
+  for (const ast::GenericParam& g : generics) {
+    if (!g.defaultValue || !g.defaultValue->expr) continue;
+    if (g.isPack || g.constraint == ast::GenericKind::Dim)
+      if (negativeDimIn(m, *g.defaultValue, g)) reportGenericArgument(m, *g.defaultValue, g, item);
+  }
+}
+
 const CheckedBlock* Checker::block(const ast::BlockItem& b) {
   if (const CheckedBlock* done = out_.blockOf(&b)) return done;
   if (blocksInProgress_.count(&b)) return nullptr;
@@ -760,6 +772,7 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
   checked->module = m;
   checked->item = &b;
   checkGenericDefaults(diagnostics_, b.generics);
+  checkDimDefaults(*m, b.generics, b.name.name);
   addWhere(*m, b.where, checked->facts);
   // Divisors inside `where` clauses are not required to be positive: the
   // solver's convention (x / 0 == 0) keeps such facts sound, and the
@@ -866,6 +879,7 @@ const Signature* Checker::signature(const ast::FunctionItem& f) {
   }
   for (const ast::GenericParam& g : f.generics) sig->generics.push_back(&g);
   checkGenericDefaults(diagnostics_, f.generics);
+  checkDimDefaults(*m, f.generics, f.name.name);
   addWhere(*m, f.where, sig->facts);
   sig->where = whereClauses(*this, *m, f.where);  // divisors: see block()
   for (const ast::Param& p : f.params) {

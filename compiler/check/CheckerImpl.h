@@ -49,6 +49,12 @@ inline SpanKey keyOf(Span s) { return {s.file, s.begin}; }
 struct UnprovenClause {
   std::string clause, values, folded;
 };
+// Whether `d` is a number below zero: no dimension (E2208).
+inline bool negativeConstant(const shape::DimExpr& d) {
+  std::optional<int64_t> v = d.constantValue();
+  return v && *v < 0;
+}
+
 UnprovenClause spellUnproven(const WhereClause& w, const shape::DimExpr& lhs, const shape::DimExpr& rhs,
                              const shape::Bindings& values);
 
@@ -109,6 +115,10 @@ class Checker {
   const ast::BlockItem* ownerOf(const ast::Item& item) const;
   Type resolveType(const Module& m, const ast::TypeNode* t, const shape::Facts* facts);
   std::optional<shape::DimExpr> dimOf(const Module& m, const ast::Expr* e, int depth = 0);
+  // The first dimension of generic argument (or default) `arg` of `g` that
+  // is a negative number (`-1`, an axis of `[2, 0 - 1]`), else null.
+  const ast::Expr* negativeDimIn(const Module& m, const ast::GenericArg& arg, const ast::GenericParam& g);
+  void checkDimDefaults(const Module& m, const std::vector<ast::GenericParam>& generics, std::string_view item);
   GenericValue genericValue(const Module& m, const ast::GenericArg& arg,
                             const ast::GenericParam& target);
   // Binds a block's generics from written arguments and defaults.
