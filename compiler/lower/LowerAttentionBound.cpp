@@ -104,7 +104,7 @@ mlir::Value visibleKeys(mlir::OpBuilder& b, mlir::Location l, mlir::Value mask) 
 }
 
 // `t` cut to `count` elements from `first` along `axis`.
-mlir::Value rowsOf(mlir::OpBuilder& b, mlir::Location l, mlir::Value t, int64_t axis, mlir::Value first,
+mlir::Value rowsOf(mlir::OpBuilder& b, mlir::Location l, mlir::Value t, int64_t axis, mlir::OpFoldResult first,
                    mlir::Value count) {
   auto type = mlir::cast<mlir::RankedTensorType>(t.getType());
   llvm::SmallVector<mlir::OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
@@ -117,12 +117,7 @@ mlir::Value rowsOf(mlir::OpBuilder& b, mlir::Location l, mlir::Value t, int64_t 
 
 // `t` cut to its first `count` elements along `axis`.
 mlir::Value leading(mlir::OpBuilder& b, mlir::Location l, mlir::Value t, int64_t axis, mlir::Value count) {
-  auto type = mlir::cast<mlir::RankedTensorType>(t.getType());
-  llvm::SmallVector<mlir::OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  llvm::SmallVector<mlir::OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  llvm::SmallVector<mlir::OpFoldResult> sizes = mlir::tensor::getMixedSizes(b, l, t);
-  sizes[axis] = count;
-  return b.create<mlir::tensor::ExtractSliceOp>(l, t, offsets, sizes, strides);
+  return rowsOf(b, l, t, axis, b.getIndexAttr(0), count);
 }
 
 }  // namespace
@@ -253,9 +248,7 @@ Result Lowerer::lowerBoundedAttention(const ast::FunctionItem& f, const Frame& c
                                                                      partSizes, strides);
     builder_.create<mlir::scf::YieldOp>(l, next);
   }
-  Frame outer = callee;
-  FrameGuard guard(*this, outer);
-  return Val::tensor(loop.getResult(0), instantiate(signature.result));
+  return Val::tensor(loop.getResult(0), check::instantiate(signature.result, callee.subst));
 }
 
 Result Lowerer::boundedBody(const ast::FunctionItem& f, const Frame& callee, const AttentionSignature& sig,
