@@ -95,10 +95,9 @@ static bool mentionsAny(const Type& t, const Inference& inf);
 void Checker::reportGenericArgument(const Module& m, const ast::GenericArg& arg,
                                     const ast::GenericParam& g, std::string_view item) {
   if (!reportedGenericArgs_.insert(&arg).second) return;
-  if (const ast::Expr* negative = negativeDimIn(m, arg, g)) {
-    auto d = dimOf(m, negative);
-    diagnostics_.emit(DiagnosticKind::NegativeDimension, negative->span, ast::printExpr(negative))
-        .label(fmt::format("this is {}; a dimension is never negative", d ? d->str() : "negative"))
+  if (auto negative = negativeDimIn(m, arg, g)) {
+    diagnostics_.emit(DiagnosticKind::NegativeDimension, negative->span, negative->written)
+        .label(fmt::format("this is {}; a dimension is never negative", negative->value))
         .secondary(g.name.span, fmt::format("`{}{}` is {}", g.isPack ? "*" : "", g.name.name,
                                             g.isPack ? "a shape of dimensions" : "a dimension"));
     return;
@@ -701,18 +700,24 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   return instantiate(sig->result, inf.subst);
 }
 
-const ast::Expr* Checker::negativeDimIn(const Module& m, const ast::GenericArg& arg, const ast::GenericParam& g) {
-  if (!arg.expr) return nullptr;
+std::optional<NegativeDim> Checker::negativeDimIn(const Module& m, const ast::GenericArg& arg,
+                                                  const ast::GenericParam& g) {
+  auto negative = [](Span at, std::string written, const std::optional<shape::DimExpr>& d)
+      -> std::optional<NegativeDim> {
+    if (!d || !negativeConstant(*d)) return std::nullopt;
+    return NegativeDim{at, std::move(written), *d->constantValue()};
+  };
   if (g.isPack) {
     if (auto* lit = ast::as<ast::ShapeLiteralExpr>(arg.expr))
       for (const ast::ShapeElement& el : lit->elements)
         if (!el.isPack())
-          if (auto d = dimOf(m, el.dim); d && negativeConstant(*d)) return el.dim;
-    return nullptr;
+          if (auto n = negative(el.dim->span, ast::printExpr(el.dim), dimOf(m, el.dim))) return n;
+    return std::nullopt;
   }
-  if (g.constraint != ast::GenericKind::Dim || ast::isa<ast::ShapeLiteralExpr>(arg.expr)) return nullptr;
-  auto d = dimOf(m, arg.expr);
-  return d && negativeConstant(*d) ? arg.expr : nullptr;
+  if (g.constraint != ast::GenericKind::Dim) return std::nullopt;
+  if (!arg.expr) return arg.type ? negative(arg.span, ast::printType(arg.type), namedDim(m, arg.type)) : std::nullopt;
+  if (ast::isa<ast::ShapeLiteralExpr>(arg.expr)) return std::nullopt;
+  return negative(arg.expr->span, ast::printExpr(arg.expr), dimOf(m, arg.expr));
 }
 
 UnprovenClause spellUnproven(const WhereClause& w, const shape::DimExpr& lhs, const shape::DimExpr& rhs,

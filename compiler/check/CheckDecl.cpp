@@ -374,6 +374,21 @@ static std::vector<WhereClause> whereClauses(Checker& checker, const Module& m,
   return out;
 }
 
+std::optional<shape::DimExpr> Checker::namedDim(const Module& m, const ast::TypeNode* t) {
+  auto* named = ast::as<ast::NamedTypeNode>(t);
+  if (!named || named->path.size() != 1 || named->hasGenericArgs) return std::nullopt;
+  const Symbol* s = m.symbolOf(named->path[0]);
+  if (!s) return std::nullopt;
+  if (s->kind == SymbolKind::Generic && s->generic && !s->generic->isPack &&
+      s->generic->constraint == ast::GenericKind::Dim)
+    return dimSymbol(*s->generic);
+  if (s->kind == SymbolKind::Item && s->item && s->item->kind == ast::ItemKind::Const) {
+    auto* c = static_cast<const ast::ConstItem*>(s->item);
+    if (!c->type && s->module) return dimOf(*s->module, c->value);
+  }
+  return std::nullopt;
+}
+
 GenericValue Checker::genericValue(const Module& m, const ast::GenericArg& arg,
                                    const ast::GenericParam& target) {
   if (target.isPack) {
@@ -401,20 +416,8 @@ GenericValue Checker::genericValue(const Module& m, const ast::GenericArg& arg,
       if (d && !negativeConstant(*d)) return *d;
       return std::monostate{};
     }
-    auto* named = ast::as<ast::NamedTypeNode>(arg.type);
-    if (!named || named->path.size() != 1 || named->hasGenericArgs) return std::monostate{};
-    const Symbol* s = m.symbolOf(named->path[0]);
-    if (!s) return std::monostate{};
-    if (s->kind == SymbolKind::Generic && s->generic && !s->generic->isPack &&
-        s->generic->constraint == ast::GenericKind::Dim)
-      return dimSymbol(*s->generic);
-    if (s->kind == SymbolKind::Item && s->item && s->item->kind == ast::ItemKind::Const) {
-      auto* c = static_cast<const ast::ConstItem*>(s->item);
-      if (!c->type && s->module) {
-        auto d = dimOf(*s->module, c->value);
-        if (d && !negativeConstant(*d)) return *d;
-      }
-    }
+    auto d = namedDim(m, arg.type);
+    if (d && !negativeConstant(*d)) return *d;
     return std::monostate{};
   }
   // A dtype generic.
@@ -756,7 +759,7 @@ static void checkGenericDefaults(DiagnosticEmitter& diagnostics,
 void Checker::checkDimDefaults(const Module& m, const std::vector<ast::GenericParam>& generics,
                                std::string_view item) {
   for (const ast::GenericParam& g : generics) {
-    if (!g.defaultValue || !g.defaultValue->expr) continue;
+    if (!g.defaultValue) continue;
     if (g.isPack || g.constraint == ast::GenericKind::Dim)
       if (negativeDimIn(m, *g.defaultValue, g)) reportGenericArgument(m, *g.defaultValue, g, item);
   }

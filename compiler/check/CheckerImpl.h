@@ -49,6 +49,13 @@ inline SpanKey keyOf(Span s) { return {s.file, s.begin}; }
 struct UnprovenClause {
   std::string clause, values, folded;
 };
+// A dimension written as a generic argument that is a negative number: where
+// it is written, as written, and its value.
+struct NegativeDim {
+  Span span;
+  std::string written;
+  int64_t value;
+};
 // Whether `d` is a number below zero: no dimension (E2208).
 inline bool negativeConstant(const shape::DimExpr& d) {
   std::optional<int64_t> v = d.constantValue();
@@ -115,9 +122,13 @@ class Checker {
   const ast::BlockItem* ownerOf(const ast::Item& item) const;
   Type resolveType(const Module& m, const ast::TypeNode* t, const shape::Facts* facts);
   std::optional<shape::DimExpr> dimOf(const Module& m, const ast::Expr* e, int depth = 0);
+  // The dimension a generic argument written as a bare name stands for (the
+  // parser reads `zeros<M>()`'s `M` as a type): a dim generic or an untyped
+  // const, whatever its value.
+  std::optional<shape::DimExpr> namedDim(const Module& m, const ast::TypeNode* t);
   // The first dimension of generic argument (or default) `arg` of `g` that
-  // is a negative number (`-1`, an axis of `[2, 0 - 1]`), else null.
-  const ast::Expr* negativeDimIn(const Module& m, const ast::GenericArg& arg, const ast::GenericParam& g);
+  // is a negative number (`-1`, an axis of `[2, 0 - 1]`, a const `M = 0 - 2`).
+  std::optional<NegativeDim> negativeDimIn(const Module& m, const ast::GenericArg& arg, const ast::GenericParam& g);
   void checkDimDefaults(const Module& m, const std::vector<ast::GenericParam>& generics, std::string_view item);
   GenericValue genericValue(const Module& m, const ast::GenericArg& arg,
                             const ast::GenericParam& target);
