@@ -134,7 +134,8 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   // type generic (they fix its code too).
   std::vector<std::string> entryBinds;
   std::optional<inspect::RootBinding> binding = inspect::bindRootGenerics(
-      *program, &checked, *root, options.binds, options.checkpoint, diagnostics, &entryBinds);
+      *program, &checked, *root, options.binds, options.checkpoint, diagnostics, &entryBinds,
+      /*bindDefaults=*/true);
   if (!binding) return finishDiagnostics(common, sources, diagnostics);
   bind::EntryPackBindings entryPacks;
   std::optional<bind::EntryTypeBindings> entryTypes =

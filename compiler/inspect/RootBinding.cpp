@@ -108,7 +108,7 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
                                             const std::vector<std::string>& binds,
                                             const std::string& checkpoint,
                                             DiagnosticEmitter& diagnostics,
-                                            std::vector<std::string>* unclaimed) {
+                                            std::vector<std::string>* unclaimed, bool bindDefaults) {
   RootBinding result;
   const Package* package = program.rootPackage();
   if (!root.block) {
@@ -144,7 +144,7 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
     if (unclaimed && !isRootGeneric) unclaimed->push_back(bind);
     else claimed.push_back(bind);
   }
-  if (claimed.empty() && checkpoint.empty()) return result;
+  if (claimed.empty() && checkpoint.empty() && !bindDefaults) return result;
 
   result.generics =
       bind::parseBindOverrides(*root.block, root.qualifiedName(), claimed, diagnostics);

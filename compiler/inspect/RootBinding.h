@@ -58,7 +58,9 @@ bool checkEntryNames(const std::vector<manifest::EntryRef>& entries, DiagnosticE
 // checkpoint is opened and bound (bind::bindCheckpoint: --bind values win,
 // then tensors, config.json and generics.json, then defaults; every tensor
 // checked, the `where` clauses evaluated); without, the `where` clauses are
-// evaluated on the --bind values alone. With neither, nothing is bound.
+// evaluated on the --bind values alone. With neither, nothing is bound,
+// unless `bindDefaults` (a build, which needs every root generic's value):
+// then the declared defaults are, as with binds.
 // The package's checks.json is read and validated in every case.
 //
 // Binding evaluates the checker's types and `where` clauses, so `checked`
@@ -75,6 +77,7 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
                                             const std::vector<std::string>& binds,
                                             const std::string& checkpoint,
                                             DiagnosticEmitter& diagnostics,
-                                            std::vector<std::string>* unclaimed = nullptr);
+                                            std::vector<std::string>* unclaimed = nullptr,
+                                            bool bindDefaults = false);
 
 }  // namespace linnet::inspect
