@@ -84,14 +84,9 @@ static Val runtimeEnumTemplate(const ast::EnumItem* item) {
 // both) elsewhere. `t` is the checked type at this position, when known.
 // Planning a value against itself gives a loop-carried local's structure.
 std::optional<Val> planMerge(const Val& a, const Val& b, std::optional<check::Type> t, std::string& why) {
-  if (t) {
-    // Untyped branches (`if c { 52 } else { 23 }`) are computed in the widest
-    // type of their kind; the context's type is cast to when they are used.
-    if (t->kind() == check::TypeKind::IntLiteral || t->kind() == check::TypeKind::CompileInt)
-      t = scalarTypeOf(ast::ScalarType::I64);
-    else if (t->kind() == check::TypeKind::FloatLiteral)
-      t = scalarTypeOf(ast::ScalarType::F64);
-  }
+  // Untyped branches (`if c { 52 } else { 23 }`) are computed in the widest
+  // type of their kind; the context's type is cast to when they are used.
+  if (t) t = computedLiteralType(*t);
   auto scalarLike = [](const Val& v) {
     return v.kind == Val::Kind::Tensor || v.kind == Val::Kind::Int || v.kind == Val::Kind::Float ||
            v.kind == Val::Kind::Bool;
@@ -218,12 +213,54 @@ struct Lowerer::Carried {
   std::vector<SpanKey> locals;
   // Per local, its structure: a Tensor leaf (value unset) per carried tensor.
   std::vector<Val> localTemplates;
+  // Per local, the checked type of what the body assigns it.
+  std::vector<check::Type> localTypes;
   std::vector<std::string> state;
   std::vector<mlir::Value> init;
   std::vector<mlir::Type> types;
 };
 
-std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>& body, Span at) {
+// Whether two templates of one local have the same structure: the same
+// kinds everywhere, and the same compile-time values where neither has data.
+static bool sameTemplate(const Val& a, const Val& b) {
+  if (a.kind != b.kind || a.elements.size() != b.elements.size()) return false;
+  if (a.kind == Val::Kind::Tensor) return true;
+  if (a.elements.empty()) {
+    std::string ka, kb;
+    return structureKey(a, ka) && structureKey(b, kb) && ka == kb;
+  }
+  if (a.kind == Val::Kind::Enum && a.enumItem != b.enumItem) return false;
+  for (size_t k = 0; k < a.elements.size(); ++k)
+    if (!sameTemplate(a.elements[k], b.elements[k])) return false;
+  return true;
+}
+
+bool Lowerer::untilCarriedSettle(Span at,
+                                 const std::function<bool(Widening&, std::function<void()>& erase)>& attempt) {
+  Widening wider;
+  // Each attempt makes at least one compile-time leaf data, and no template
+  // has more leaves than its type has parts: this ends; the bound is a guard.
+  for (int tries = 0;; ++tries) {
+    std::map<SpanKey, Val> locals = frame().locals;
+    std::map<std::string, mlir::Value> state = state_;
+    std::optional<Val> returned = frame().returned;
+    std::function<void()> erase;
+    wider.again = false;
+    bool ok = attempt(wider, erase);
+    if (ok || !wider.again) return ok;
+    if (erase) erase();
+    if (tries >= 64) {
+      unsupported(at, "a loop whose carried values keep changing form");
+      return false;
+    }
+    frame().locals = std::move(locals);
+    state_ = std::move(state);
+    frame().returned = std::move(returned);
+  }
+}
+
+std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>& body, Span at,
+                                                   const Widening& wider) {
   Carried c;
   std::map<SpanKey, const ast::Expr*> assigned;
   std::vector<SpanKey> assignedLocals;
@@ -239,13 +276,15 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     Val v = notation_ ? withLeafKind(now, Val::Kind::Element, Val::Kind::Tensor) : now;
     check::Type t = v.kind == Val::Kind::Tensor ? v.type : typeOf(assigned[key]);
     // A tuple, struct or optional local is carried as its tensors; its
-    // compile-time parts must stay as they are before the loop. An optional
+    // compile-time parts as they are before the loop, unless an earlier
+    // attempt found the body changing them (`wider`). An optional
     // that is `none` before the loop (and assigned in it) is carried with its
     // presence as data: the body may make it `some`; so is one that is `some`
     // before it when the body assigns it anything but a `some(...)`.
     std::string why;
     std::optional<Val> tmpl;
-    if (t.isTensor()) tmpl = Val::tensor(mlir::Value(), t);
+    if (auto w = wider.templates.find(key); w != wider.templates.end()) tmpl = w->second;
+    else if (t.isTensor()) tmpl = Val::tensor(mlir::Value(), t);
     else if (v.kind == Val::Kind::Enum && !notation_)
       tmpl = runtimeEnumTemplate(v.enumItem);  // the body may assign another variant
     else if (v.kind == Val::Kind::None && t.kind() == check::TypeKind::Optional)
@@ -261,6 +300,7 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     auto x = flattenLike(*tmpl, now, assigned[key]->span);
     if (!x) return std::nullopt;
     c.localTemplates.push_back(*tmpl);
+    c.localTypes.push_back(t);
     c.init.insert(c.init.end(), x->begin(), x->end());
   }
   // No state can be written inside a notation body: none is carried there.
@@ -284,7 +324,18 @@ void Lowerer::bindCarried(const Carried& c, mlir::ValueRange values) {
   for (const std::string& path : c.state) state_[path] = values[i++];
 }
 
-std::optional<std::vector<mlir::Value>> Lowerer::currentCarried(const Carried& c, Span at) {
+std::optional<std::vector<mlir::Value>> Lowerer::currentCarried(const Carried& c, Span at, Widening& wider) {
+  for (size_t k = 0; k < c.locals.size(); ++k) {
+    const Val& now = frame().locals.at(c.locals[k]);
+    Val planned = notation_ ? withLeafKind(now, Val::Kind::Element, Val::Kind::Tensor) : now;
+    std::string why;
+    auto merged = planMerge(c.localTemplates[k], planned, c.localTypes[k], why);
+    if (merged && !sameTemplate(*merged, c.localTemplates[k])) {
+      wider.templates[c.locals[k]] = *merged;
+      wider.again = true;
+    }
+  }
+  if (wider.again) return std::nullopt;
   std::vector<mlir::Value> out;
   for (size_t k = 0; k < c.locals.size(); ++k) {
     auto v = flattenLike(c.localTemplates[k], frame().locals.at(c.locals[k]), at);
@@ -386,33 +437,36 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
 bool Lowerer::lowerWhile(const ast::WhileStmt* w) {
   // Inside a notation body (a function with a loop, called there) the loop
   // computes one element: it carries scalars (carriedBy, flattenLike).
-  auto carried = carriedBy(w->body, w->condition->span);
-  if (!carried) return false;
-  mlir::Location l = loc(w->condition->span);
-  auto op = builder_.create<mlir::scf::WhileOp>(l, carried->types, carried->init);
-  mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
-  std::vector<mlir::Location> locs(carried->types.size(), l);
-  bool ok = true;
-  {
-    mlir::Block* before = builder_.createBlock(&op.getBefore(), {}, carried->types, locs);
-    bindCarried(*carried, before->getArguments());
-    auto c = lowerExpr(w->condition);
-    auto cond = c ? conditionValue(*c, w->condition->span) : std::nullopt;
-    if (!cond) ok = false;
-    else builder_.create<mlir::scf::ConditionOp>(l, *cond, before->getArguments());
-  }
-  if (ok) {
-    mlir::Block* body = builder_.createBlock(&op.getAfter(), {}, carried->types, locs);
-    bindCarried(*carried, body->getArguments());
-    ok = lowerBody(w->body);
-    auto next = ok ? currentCarried(*carried, w->condition->span) : std::nullopt;
-    if (!next) ok = false;
-    else builder_.create<mlir::scf::YieldOp>(l, *next);
-  }
-  builder_.restoreInsertionPoint(after);
-  if (!ok) return false;
-  bindCarried(*carried, op.getResults());
-  return true;
+  return untilCarriedSettle(w->condition->span, [&](Widening& wider, std::function<void()>& erase) {
+    auto carried = carriedBy(w->body, w->condition->span, wider);
+    if (!carried) return false;
+    mlir::Location l = loc(w->condition->span);
+    auto op = builder_.create<mlir::scf::WhileOp>(l, carried->types, carried->init);
+    erase = [op]() mutable { op.erase(); };
+    mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
+    std::vector<mlir::Location> locs(carried->types.size(), l);
+    bool ok = true;
+    {
+      mlir::Block* before = builder_.createBlock(&op.getBefore(), {}, carried->types, locs);
+      bindCarried(*carried, before->getArguments());
+      auto c = lowerExpr(w->condition);
+      auto cond = c ? conditionValue(*c, w->condition->span) : std::nullopt;
+      if (!cond) ok = false;
+      else builder_.create<mlir::scf::ConditionOp>(l, *cond, before->getArguments());
+    }
+    if (ok) {
+      mlir::Block* body = builder_.createBlock(&op.getAfter(), {}, carried->types, locs);
+      bindCarried(*carried, body->getArguments());
+      ok = lowerBody(w->body);
+      auto next = ok ? currentCarried(*carried, w->condition->span, wider) : std::nullopt;
+      if (!next) ok = false;
+      else builder_.create<mlir::scf::YieldOp>(l, *next);
+    }
+    builder_.restoreInsertionPoint(after);
+    if (!ok) return false;
+    bindCarried(*carried, op.getResults());
+    return true;
+  });
 }
 
 bool Lowerer::lowerFor(const ast::ForStmt* f) {
@@ -441,33 +495,36 @@ bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, con
   auto lo = index(*a, start->span);
   auto hi = lo ? index(*b, end->span) : std::nullopt;
   if (!hi) return false;
-  auto carried = carriedBy(body, start->span);
-  if (!carried) return false;
-  mlir::Location l = loc(start->span);
-  mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(l, 1);
-  auto op = builder_.create<mlir::scf::ForOp>(l, *lo, *hi, one, carried->init);
-  mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
-  builder_.setInsertionPointToStart(op.getBody());
-  bindCarried(*carried, op.getRegionIterArgs());
-  check::Type iterType = typeOf(start);
-  ast::ScalarType dt = ast::ScalarType::I64;
-  if (iterType.isTensor())
-    if (auto d = concreteDType(iterType.dtype(), start->span)) dt = *d;
-  mlir::Value i = builder_.create<mlir::arith::IndexCastOp>(l, elementType(dt), op.getInductionVar());
-  check::Type it = scalarTypeOf(dt);
-  // Inside notation the variable is a scalar element.
-  bool ok = bindVariable(notation_ ? Val::element(i, it) : Val::tensor(emit::scalarTensor(builder_, l, i), it));
-  ok = ok && lowerBody(body);
-  if (ok && frame().returned) {
-    unsupported(start->span, "`return` inside a loop whose bounds are known only at run time");
-    ok = false;
-  }
-  auto next = ok ? currentCarried(*carried, start->span) : std::nullopt;
-  if (next) builder_.create<mlir::scf::YieldOp>(l, *next);
-  builder_.restoreInsertionPoint(after);
-  if (!next) return false;
-  bindCarried(*carried, op.getResults());
-  return true;
+  return untilCarriedSettle(start->span, [&](Widening& wider, std::function<void()>& erase) {
+    auto carried = carriedBy(body, start->span, wider);
+    if (!carried) return false;
+    mlir::Location l = loc(start->span);
+    mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(l, 1);
+    auto op = builder_.create<mlir::scf::ForOp>(l, *lo, *hi, one, carried->init);
+    erase = [op]() mutable { op.erase(); };
+    mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
+    builder_.setInsertionPointToStart(op.getBody());
+    bindCarried(*carried, op.getRegionIterArgs());
+    check::Type iterType = typeOf(start);
+    ast::ScalarType dt = ast::ScalarType::I64;
+    if (iterType.isTensor())
+      if (auto d = concreteDType(iterType.dtype(), start->span)) dt = *d;
+    mlir::Value i = builder_.create<mlir::arith::IndexCastOp>(l, elementType(dt), op.getInductionVar());
+    check::Type it = scalarTypeOf(dt);
+    // Inside notation the variable is a scalar element.
+    bool ok = bindVariable(notation_ ? Val::element(i, it) : Val::tensor(emit::scalarTensor(builder_, l, i), it));
+    ok = ok && lowerBody(body);
+    if (ok && frame().returned) {
+      unsupported(start->span, "`return` inside a loop whose bounds are known only at run time");
+      ok = false;
+    }
+    auto next = ok ? currentCarried(*carried, start->span, wider) : std::nullopt;
+    if (next) builder_.create<mlir::scf::YieldOp>(l, *next);
+    builder_.restoreInsertionPoint(after);
+    if (!next) return false;
+    bindCarried(*carried, op.getResults());
+    return true;
+  });
 }
 
 // `for i in A..B { ...; yield e }`: an `scf.for` that writes each yield
@@ -488,75 +545,85 @@ Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
   auto hi = lo ? dimValue(b->dim, scan->end->span) : std::nullopt;
   if (!hi) return std::nullopt;
   std::vector<ast::Stmt*> body(scan->body.begin(), scan->body.end() - 1);
-  auto carried = carriedBy(body, scan->span);
-  if (!carried) return std::nullopt;
-  mlir::Location l = loc(scan->span);
-  // The accumulators come first among the loop's values.
-  std::vector<mlir::Value> init;
-  std::vector<mlir::RankedTensorType> accTypes;
-  for (const check::Type& t : parts) {
-    auto tt = tensorType(t, scan->span);
-    auto dyn = tt ? dynamicDims(t, scan->span) : std::nullopt;
-    if (!dyn) return std::nullopt;
-    accTypes.push_back(*tt);
-    init.push_back(builder_.create<mlir::tensor::EmptyOp>(l, tt->getShape(), tt->getElementType(), *dyn));
-  }
-  init.insert(init.end(), carried->init.begin(), carried->init.end());
-  mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(l, 1);
-  auto op = builder_.create<mlir::scf::ForOp>(l, *lo, *hi, one, init);
-  mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
-  builder_.setInsertionPointToStart(op.getBody());
-  auto iterArgs = op.getRegionIterArgs();
-  bindCarried(*carried, iterArgs.drop_front(parts.size()));
-  const Symbol* sym = module().symbolOf(scan->variable);
-  SpanKey key = keyOf(sym ? sym->declSpan : scan->variable.span);
-  mlir::Value iv = op.getInductionVar();
-  mlir::Value i64 = builder_.create<mlir::arith::IndexCastOp>(l, builder_.getI64Type(), iv);
-  frame().locals[key] =
-      Val::tensor(emit::scalarTensor(builder_, l, i64), scalarTypeOf(ast::ScalarType::I64));
-  bool ok = lowerBody(body);
-  Result y = ok ? lowerExpr(yield->value) : std::nullopt;
-  std::vector<Val> yielded;
-  if (y) {
-    if (parts.size() > 1 && y->kind == Val::Kind::Tuple && y->elements.size() == parts.size()) yielded = y->elements;
-    else if (parts.size() == 1) yielded.push_back(*y);
-    else ok = false;
-  }
-  std::vector<mlir::Value> next;
-  if (y && ok) {
-    mlir::Value row = builder_.create<mlir::arith::SubIOp>(l, iv, *lo);
-    for (size_t k = 0; k < parts.size() && ok; ++k) {
-      // The element's type is the stacked type without its leading axis.
-      shape::Shape elementShape(parts[k].shape().begin() + 1, parts[k].shape().end());
-      check::Type elementType = parts[k].withShape(elementShape);
-      auto v = asTensor(yielded[k], elementType, yield->value->span);
-      auto et = v ? tensorType(elementType, yield->value->span) : std::nullopt;
-      if (!et) {
-        ok = false;
-        break;
-      }
-      mlir::Value element = *v;
-      if (element.getType() != *et) element = builder_.create<mlir::tensor::CastOp>(l, *et, element);
-      llvm::SmallVector<mlir::OpFoldResult> offsets{row}, sizes{builder_.getIndexAttr(1)}, strides;
-      for (mlir::OpFoldResult s : mlir::tensor::getMixedSizes(builder_, l, element)) {
-        offsets.push_back(builder_.getIndexAttr(0));
-        sizes.push_back(s);
-      }
-      strides.assign(offsets.size(), builder_.getIndexAttr(1));
-      next.push_back(builder_.create<mlir::tensor::InsertSliceOp>(l, element, iterArgs[k], offsets, sizes, strides));
+  Result stackedResult;
+  bool settled = untilCarriedSettle(scan->span, [&](Widening& wider, std::function<void()>& erase) {
+    auto carried = carriedBy(body, scan->span, wider);
+    if (!carried) return false;
+    mlir::Location l = loc(scan->span);
+    // The accumulators come first among the loop's values.
+    std::vector<mlir::Value> init;
+    std::vector<mlir::RankedTensorType> accTypes;
+    for (const check::Type& t : parts) {
+      auto tt = tensorType(t, scan->span);
+      auto dyn = tt ? dynamicDims(t, scan->span) : std::nullopt;
+      if (!dyn) return false;
+      accTypes.push_back(*tt);
+      init.push_back(builder_.create<mlir::tensor::EmptyOp>(l, tt->getShape(), tt->getElementType(), *dyn));
     }
-    auto rest = ok ? currentCarried(*carried, scan->span) : std::nullopt;
-    if (!rest) ok = false;
-    else next.insert(next.end(), rest->begin(), rest->end());
-  }
-  if (ok && y) builder_.create<mlir::scf::YieldOp>(l, next);
-  builder_.restoreInsertionPoint(after);
-  if (!ok || !y) return std::nullopt;
-  bindCarried(*carried, op.getResults().drop_front(parts.size()));
-  if (parts.size() == 1) return Val::tensor(op.getResult(0), parts[0]);
-  Val tuple = Val::of(Val::Kind::Tuple);
-  for (size_t k = 0; k < parts.size(); ++k) tuple.elements.push_back(Val::tensor(op.getResult(k), parts[k]));
-  return tuple;
+    init.insert(init.end(), carried->init.begin(), carried->init.end());
+    mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(l, 1);
+    auto op = builder_.create<mlir::scf::ForOp>(l, *lo, *hi, one, init);
+    erase = [op]() mutable { op.erase(); };
+    mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
+    builder_.setInsertionPointToStart(op.getBody());
+    auto iterArgs = op.getRegionIterArgs();
+    bindCarried(*carried, iterArgs.drop_front(parts.size()));
+    const Symbol* sym = module().symbolOf(scan->variable);
+    SpanKey key = keyOf(sym ? sym->declSpan : scan->variable.span);
+    mlir::Value iv = op.getInductionVar();
+    mlir::Value i64 = builder_.create<mlir::arith::IndexCastOp>(l, builder_.getI64Type(), iv);
+    frame().locals[key] =
+        Val::tensor(emit::scalarTensor(builder_, l, i64), scalarTypeOf(ast::ScalarType::I64));
+    bool ok = lowerBody(body);
+    Result y = ok ? lowerExpr(yield->value) : std::nullopt;
+    std::vector<Val> yielded;
+    if (y) {
+      if (parts.size() > 1 && y->kind == Val::Kind::Tuple && y->elements.size() == parts.size()) yielded = y->elements;
+      else if (parts.size() == 1) yielded.push_back(*y);
+      else ok = false;
+    }
+    std::vector<mlir::Value> next;
+    if (y && ok) {
+      mlir::Value row = builder_.create<mlir::arith::SubIOp>(l, iv, *lo);
+      for (size_t k = 0; k < parts.size() && ok; ++k) {
+        // The element's type is the stacked type without its leading axis.
+        shape::Shape elementShape(parts[k].shape().begin() + 1, parts[k].shape().end());
+        check::Type elementType = parts[k].withShape(elementShape);
+        auto v = asTensor(yielded[k], elementType, yield->value->span);
+        auto et = v ? tensorType(elementType, yield->value->span) : std::nullopt;
+        if (!et) {
+          ok = false;
+          break;
+        }
+        mlir::Value element = *v;
+        if (element.getType() != *et) element = builder_.create<mlir::tensor::CastOp>(l, *et, element);
+        llvm::SmallVector<mlir::OpFoldResult> offsets{row}, sizes{builder_.getIndexAttr(1)}, strides;
+        for (mlir::OpFoldResult s : mlir::tensor::getMixedSizes(builder_, l, element)) {
+          offsets.push_back(builder_.getIndexAttr(0));
+          sizes.push_back(s);
+        }
+        strides.assign(offsets.size(), builder_.getIndexAttr(1));
+        next.push_back(builder_.create<mlir::tensor::InsertSliceOp>(l, element, iterArgs[k], offsets, sizes, strides));
+      }
+      auto rest = ok ? currentCarried(*carried, scan->span, wider) : std::nullopt;
+      if (!rest) ok = false;
+      else next.insert(next.end(), rest->begin(), rest->end());
+    }
+    if (ok && y) builder_.create<mlir::scf::YieldOp>(l, next);
+    builder_.restoreInsertionPoint(after);
+    if (!ok || !y) return false;
+    bindCarried(*carried, op.getResults().drop_front(parts.size()));
+    if (parts.size() == 1) {
+      stackedResult = Val::tensor(op.getResult(0), parts[0]);
+      return true;
+    }
+    Val tuple = Val::of(Val::Kind::Tuple);
+    for (size_t k = 0; k < parts.size(); ++k) tuple.elements.push_back(Val::tensor(op.getResult(k), parts[k]));
+    stackedResult = tuple;
+    return true;
+  });
+  if (!settled) return std::nullopt;
+  return stackedResult;
 }
 
 Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
@@ -578,11 +645,13 @@ Result Lowerer::lowerMaybeMatch(const ast::MatchExpr* e, const Val& s) {
     const Symbol* sym = module().symbolOf(e->arms[0].pattern->name);
     if (!(sym && sym->kind == SymbolKind::EnumVariant)) return lowerMatchOn(e, s);
   }
-  if (notation_) return unsupported(e->span, what + " inside index notation");
   auto cond = conditionValue(s.elements[0], e->scrutinee->span);
   if (!cond) return std::nullopt;
   Val some = Val::of(Val::Kind::Some);
   some.elements.push_back(s.elements[1]);
+  if (notation_)
+    return lowerNotationChoice(*cond, e->span, typeOf(e), {[&] { return lowerMatchOn(e, some); }, e->span},
+                               {[&] { return lowerMatchOn(e, Val::of(Val::Kind::None)); }, e->span});
   return lowerRuntimeChoice(*cond, e->span, typeOf(e), {[&] { return lowerMatchOn(e, some); }, e->span},
                             {[&] { return lowerMatchOn(e, Val::of(Val::Kind::None)); }, e->span},
                             what + " whose arms");
@@ -593,7 +662,6 @@ Result Lowerer::lowerMaybeMatch(const ast::MatchExpr* e, const Val& s) {
 // value) taken without a test, as the checker proved the match exhaustive.
 Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, size_t first) {
   const std::string what = "a `match` on an enum known only at run time";
-  if (notation_) return unsupported(e->span, what + " inside index notation");
   for (size_t k = first; k < e->arms.size(); ++k) {
     const ast::MatchArm& arm = e->arms[k];
     const ast::Pattern* p = arm.pattern;
@@ -603,11 +671,16 @@ Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, siz
       return lowerExpr(arm.value);
     }
     if (k + 1 == e->arms.size()) return lowerExpr(arm.value);
-    auto index = enumIndex(s, e->scrutinee->span);
+    // Inside notation the index is an element, an input of the body.
+    auto index = notation_ ? asElement(s.elements[0], ast::ScalarType::I32, e->scrutinee->span)
+                           : enumIndex(s, e->scrutinee->span);
     if (!index) return std::nullopt;
     mlir::Location l = loc(arm.pattern->span);
     mlir::Value variant = builder_.create<mlir::arith::ConstantIntOp>(l, sym->variant, 32);
     mlir::Value cond = builder_.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::eq, *index, variant);
+    if (notation_)
+      return lowerNotationChoice(cond, e->span, typeOf(e), {[&] { return lowerExpr(arm.value); }, arm.value->span},
+                                 {[&] { return lowerRuntimeEnumMatch(e, s, k + 1); }, e->span});
     return lowerRuntimeChoice(cond, e->span, typeOf(e), {[&] { return lowerExpr(arm.value); }, arm.value->span},
                               {[&] { return lowerRuntimeEnumMatch(e, s, k + 1); }, e->span}, what + " whose arms");
   }

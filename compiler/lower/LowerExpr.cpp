@@ -471,7 +471,9 @@ Result Lowerer::lowerUnary(const ast::UnaryExpr* e) {
   }
   if (!x->isData()) return unsupported(e->span, "this operand");
   UnaryKind k = e->op == ast::UnaryOp::Not ? UnaryKind::Not : UnaryKind::Neg;
+  // An untyped operand computed at run time keeps its own (widest) type.
   check::Type t = typeOf(e);
+  if (!t.isTensor()) t = x->type;
   if (x->kind == Val::Kind::Element)
     return Val::element(emit::scalarUnary(builder_, loc(e->span), k, x->value), t);
   return Val::tensor(emit::unary(builder_, loc(e->span), k, x->value), t);
@@ -591,7 +593,9 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
     }
     // Compile-time integers compared with runtime-only dims: computed as data.
   }
-  check::Type result = typeOf(e);
+  // Untyped operands of which one is computed at run time: computed in the
+  // widest type of their kind.
+  check::Type result = computedLiteralType(typeOf(e));
   if (!result.isTensor()) return unsupported(e->span, "this operator on these operands");
   // The operands' dtype: the typed operand's (comparisons), else the result's;
   // a comparison of two numbers without a dtype (a dimension known only at
@@ -600,9 +604,14 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
   check::DType operand = result.dtype();
   if (lt.isTensor()) operand = lt.dtype();
   else if (rt.isTensor()) operand = rt.dtype();
-  else if (isComparison(e->op))
-    operand = check::DType::of(l->kind == Val::Kind::Float || r->kind == Val::Kind::Float ? ast::ScalarType::F64
-                                                                                           : ast::ScalarType::I64);
+  else if (isComparison(e->op)) {
+    auto isFloat = [&](const Val& v) {
+      if (v.kind == Val::Kind::Float) return true;
+      if (v.kind != Val::Kind::Tensor && v.kind != Val::Kind::Element) return false;
+      return v.type.isTensor() && check::isFloat(v.type.dtype());
+    };
+    operand = check::DType::of(isFloat(*l) || isFloat(*r) ? ast::ScalarType::F64 : ast::ScalarType::I64);
+  }
   auto od = concreteDType(operand, e->span);
   if (!od) return std::nullopt;
   auto kind = binaryKind(e->op, false);
@@ -615,8 +624,10 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
     if (!b) return std::nullopt;
     return Val::element(emit::scalarBinary(builder_, at, *kind, *a, *b, isUnsigned), result);
   }
+  // A tensor the checker types as a literal (an `if` on data between
+  // literals, computed in the widest type of its kind) takes the operands' dtype.
   auto operandType = [&](const Val& v, const check::Type& t) {
-    return v.kind == Val::Kind::Tensor ? v.type : scalarTypeOf(*od);
+    return v.kind == Val::Kind::Tensor && t.isTensor() ? v.type : scalarTypeOf(*od);
   };
   auto a = asTensor(*l, operandType(*l, lt), e->lhs->span);
   auto b = a ? asTensor(*r, operandType(*r, rt), e->rhs->span) : std::nullopt;

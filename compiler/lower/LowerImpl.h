@@ -146,6 +146,15 @@ Val refill(const Val& v, llvm::ArrayRef<mlir::Value> values, size_t& next);
 
 // The Linnet type of a scalar of `t` (`bool`, `i32`: flags, enum indices).
 inline check::Type scalarTypeOf(ast::ScalarType t) { return check::Type::scalar(check::DType::of(t)); }
+// The type an untyped value computed at run time (an `if` on data between
+// literals) has: the widest of its kind, `i64` or `f64`; any other type as is.
+// Its users cast it to the type their context gives it.
+inline check::Type computedLiteralType(const check::Type& t) {
+  if (t.kind() == check::TypeKind::IntLiteral || t.kind() == check::TypeKind::CompileInt)
+    return scalarTypeOf(ast::ScalarType::I64);
+  if (t.kind() == check::TypeKind::FloatLiteral) return scalarTypeOf(ast::ScalarType::F64);
+  return t;
+}
 
 // The structure two branches' values share (LowerControl.cpp), tensors as
 // leaves with their result type; nullopt with `why` when they cannot merge.
@@ -300,6 +309,11 @@ class Lowerer {
   // `if` on data inside a notation body: an scf.if on the element, or a
   // select when neither branch can trap (LowerNotation.cpp).
   Result lowerNotationIf(const ast::IfExpr* e, const Val& condition);
+  // One of two arms as an element: an scf.if on `cond` (an i1 element), or a
+  // select when neither arm can trap. `type` is the choice's checked type.
+  struct RuntimeArm;
+  Result lowerNotationChoice(mlir::Value cond, Span span, const check::Type& type, const RuntimeArm& then,
+                             const RuntimeArm& otherwise);
   std::optional<mlir::Value> addNotationInput(mlir::Value tensor, mlir::AffineMap map);
 
   // ---- subscripts read from data (LowerIndexBounds.cpp) ----
@@ -323,9 +337,23 @@ class Lowerer {
 
   // ---- run-time control flow (LowerControl.cpp) ----
   struct Carried;
-  std::optional<Carried> carriedBy(const std::vector<ast::Stmt*>& body, Span at);
+  // A loop is lowered with a template per carried local, first keeping its
+  // compile-time parts as they are before the loop. Where the body leaves a
+  // local with other compile-time parts (a literal counted up, an enum field
+  // given another variant), `again` is set and `templates` holds the looser
+  // template, those parts as data: the loop is lowered once more with it.
+  struct Widening {
+    std::map<SpanKey, Val> templates;
+    bool again = false;
+  };
+  // Lowers a loop by `attempt` (which builds `op`-like IR and returns
+  // whether it succeeded) until no carried template widens: between
+  // attempts, what the failed one built is erased (`erase`) and the locals
+  // and state are as before it.
+  bool untilCarriedSettle(Span at, const std::function<bool(Widening&, std::function<void()>& erase)>& attempt);
+  std::optional<Carried> carriedBy(const std::vector<ast::Stmt*>& body, Span at, const Widening& wider);
   void bindCarried(const Carried& c, mlir::ValueRange values);
-  std::optional<std::vector<mlir::Value>> currentCarried(const Carried& c, Span at);
+  std::optional<std::vector<mlir::Value>> currentCarried(const Carried& c, Span at, Widening& wider);
   std::optional<mlir::Value> conditionValue(const Val& v, Span at);
   // The tensors of `v`, each as the type of the Tensor leaf of `tmpl` in its
   // place; `v`'s other parts must equal the template's.

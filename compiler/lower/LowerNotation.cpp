@@ -363,22 +363,31 @@ bool speculatable(mlir::Region& region) {
 }  // namespace
 
 Result Lowerer::lowerNotationIf(const ast::IfExpr* e, const Val& condition) {
-  mlir::Location at = loc(e->span);
-  check::Type t = typeOf(e);
-  auto dt = t.isTensor() && t.isScalar() ? concreteDType(t.dtype(), e->span) : std::nullopt;
-  if (!dt) return unsupported(e->span, "this `if` in index notation");
   auto cond = asElement(condition, ast::ScalarType::Bool, e->condition->span);
   if (!cond) return std::nullopt;
-  mlir::Type type = elementType(*dt);
-  auto op = builder_.create<mlir::scf::IfOp>(at, mlir::TypeRange{type}, *cond, /*withElseRegion=*/true);
+  return lowerNotationChoice(*cond, e->span, typeOf(e), {[&] { return lowerExpr(e->thenValue); }, e->thenValue->span},
+                             {[&] { return lowerExpr(e->elseValue); }, e->elseValue->span});
+}
+
+Result Lowerer::lowerNotationChoice(mlir::Value cond, Span span, const check::Type& type, const RuntimeArm& then,
+                                    const RuntimeArm& otherwise) {
+  mlir::Location at = loc(span);
+  check::Type t = computedLiteralType(type);
+  auto dt = t.isTensor() && t.isScalar() ? concreteDType(t.dtype(), span) : std::nullopt;
+  if (!dt) return unsupported(span, "this choice in index notation");
+  mlir::Type elType = elementType(*dt);
+  auto op = builder_.create<mlir::scf::IfOp>(at, mlir::TypeRange{elType}, cond, /*withElseRegion=*/true);
   for (mlir::Region* r : {&op.getThenRegion(), &op.getElseRegion()}) {
     if (r->empty()) builder_.createBlock(r);
     mlir::OpBuilder::InsertionGuard guard(builder_);
     builder_.setInsertionPointToStart(&r->front());
-    const ast::Expr* branch = r == &op.getThenRegion() ? e->thenValue : e->elseValue;
-    auto v = lowerExpr(branch);
+    const RuntimeArm& arm = r == &op.getThenRegion() ? then : otherwise;
+    // Each arm binds its own names (a match arm's pattern).
+    std::map<SpanKey, Val> localsBefore = frame().locals;
+    auto v = arm.lower();
+    frame().locals = std::move(localsBefore);
     if (!v) return std::nullopt;
-    auto el = asElement(*v, *dt, branch->span);
+    auto el = asElement(*v, *dt, arm.span);
     if (!el) return std::nullopt;
     builder_.create<mlir::scf::YieldOp>(at, *el);
   }
@@ -393,13 +402,20 @@ Result Lowerer::lowerNotationIf(const ast::IfExpr* e, const Val& condition) {
     picked[k] = yield.getOperand(0);
     while (&block.front() != yield.getOperation()) block.front().moveBefore(op);
   }
-  mlir::Value result = builder_.create<mlir::arith::SelectOp>(at, *cond, picked[0], picked[1]);
+  mlir::Value result = builder_.create<mlir::arith::SelectOp>(at, cond, picked[0], picked[1]);
   op.erase();
   return Val::element(result, check::Type::scalar(t.dtype()));
 }
 
 std::optional<mlir::Value> Lowerer::asElement(const Val& v, ast::ScalarType d, Span at) {
-  if (v.kind == Val::Kind::Element) return v.value;
+  if (v.kind == Val::Kind::Element) {
+    mlir::Type want = elementType(d);
+    if (v.value.getType() == want) return v.value;
+    // Only an untyped value computed at run time (an `if` of literals) gets here.
+    auto from = v.type.isTensor() ? concreteDType(v.type.dtype(), at) : std::nullopt;
+    if (!from) return unsupported(at, "this element");
+    return emit::scalarCast(builder_, loc(at), v.value, want, isUnsignedScalar(*from), isUnsignedScalar(d));
+  }
   if (v.kind == Val::Kind::Tensor) {
     if (!v.type.isScalar()) {
       unsupported(at, "a whole tensor inside index notation");

@@ -63,7 +63,9 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
       if (!el) return std::nullopt;
       return Val::element(*el, scalarTypeOf(d));
     }
-    if (v->kind == Val::Kind::Tensor) return v;
+    // An untyped value computed at run time (an `if` between literals) is
+    // converted like a literal.
+    if (v->kind == Val::Kind::Tensor && t.isTensor()) return v;
     auto tv = asScalarTensor(*v, d, positional[i]->span);
     if (!tv) return std::nullopt;
     return Val::tensor(*tv, scalarTypeOf(d));
@@ -72,12 +74,18 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     return notation_ ? Val::element(v, result) : Val::tensor(v, result);
   };
 
+  std::optional<Val> untypedOperand;
+  if (unaryKind(name) && !result.isTensor() && positional.size() == 1) {
+    untypedOperand = lowerExpr(positional[0]);
+    if (!untypedOperand) return std::nullopt;
+    // Of one computed at run time: computed in its own (widest) type below.
+    if (untypedOperand->isData()) result = computedLiteralType(result);
+  }
   if (unaryKind(name) && !result.isTensor() && positional.size() == 1) {
     // Of a number without a dtype: the number (computed in f64, or an exact
     // integer for `abs`), which takes its dtype where it is used. `abs` of
     // i64's MIN wraps to itself, as the generated code's does.
-    auto x = lowerExpr(positional[0]);
-    if (!x) return std::nullopt;
+    const std::optional<Val>& x = untypedOperand;
     if (name == "abs" && x->kind == Val::Kind::Int) {
       if (auto v = x->dim.constantValue())
         return Val::integer(shape::DimExpr::constant(*v == INT64_MIN ? *v : (*v < 0 ? -*v : *v)));
@@ -152,6 +160,9 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
           return Val::integer(shape::DimExpr::constant(static_cast<int64_t>(folded)));
       }
     }
+    // Numbers without a dtype of which one is computed at run time: in the
+    // widest type of their kind.
+    result = computedLiteralType(result);
     auto rd = resultDType();
     if (!rd) return unsupported(call->span, fmt::format("this `{}`", name));
     BinaryKind k = name == "min" ? BinaryKind::Min : name == "max" ? BinaryKind::Max
@@ -166,6 +177,7 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
   }
 
   if (name == "select") {
+    result = computedLiteralType(result);
     auto rd = resultDType();
     if (!rd || positional.size() != 3) return unsupported(call->span, "this `select`");
     auto c = argTensor(0, ast::ScalarType::Bool);

@@ -1990,6 +1990,64 @@ def slicing_unit_axes(rng):
     return calls
 
 
+@program
+def loops_changing_constants(rng):
+    calls = [call("tuple_literal", {"x": np.float32(x)}, result(x + 2.5, "f32", EXACT_DYADIC)) for x in [1.0, -3.25]]
+    for n in [0, 1, 5, -2]:
+        steps = max(n, 0)
+        code = 0 if steps == 0 else 1 if steps == 1 else 2
+        calls.append(call("struct_enum", {"n": np.int32(n)}, result(2.0 ** steps, "f32", EXACT, part=0),
+                          result(code, "i32", part=1)))
+    x = dyadic(rng, (2,))
+    calls.append(call("nested", {"x": x}, result(x * 4.0, "f32", EXACT_DYADIC, part=0),
+                      result(2 * 3 * 7, "i64", part=1)))
+    calls.append(call("scanned", {"x": np.float32(3.0)},
+                      result(np.array([3.0 * 0.5 * 2 ** i for i in range(4)]), "f32", EXACT_DYADIC)))
+    for n in [0, 1, 2]:
+        v = 3.0 + n
+        out = v if n == 0 else v * 10.0 + (v - 1.0)
+        calls.append(call("optional_part", {"x": np.float32(3.0), "n": np.int32(n)}, result(out, "f32", EXACT)))
+    x3 = dyadic(rng, (3,))
+    calls.append(call("in_notation", {"x": x3}, result(x3 * 4.0, "f32", EXACT_DYADIC)))
+    return calls
+
+
+@program
+def untyped_run_time_values(rng):
+    calls = []
+    x = dyadic(rng, (3,))
+    xb = dyadic(rng, (3,))
+    factor = {"Up": 2.0, "Down": -1.0, "Flat": 0.0}
+    for c in [True, False]:
+        calls.append(call("add", {"a": np.int32(5), "c": c}, result(6 if c else 5, "i32")))
+        calls.append(call("compare", {"x": np.int32(3), "c": c}, result(not c, "bool")))
+        calls.append(call("negated", {"c": c}, result(-1 if c else -2, "i32")))
+        calls.append(call("both_untyped", {"c": c}, result(4.5 if c else 2.5, "f32", EXACT, part=0),
+                          result(not c, "bool", part=1)))
+        calls.append(call("prelude", {"a": np.int32(5), "x": x, "c": c},
+                          result(100 if c else 5, "i32", part=0),
+                          result(np.where(x > 0, x, 2.0 if c else 3.0), "f32", EXACT, part=1),
+                          result(1.0 if c else np.e, "f32", {"rel": 1e-6, "abs": 0.0, "why": "f32 exp"}, part=2),
+                          result(7.0 if c else 9.0, "f32", EXACT, part=3)))
+        calls.append(call("narrow", {"x": bf16_round(xb), "b": np.uint8(100), "c": c},
+                          result(xb + (0.5 if c else 0.25), "bf16", EXACT_DYADIC, part=0),
+                          result((100 + (200 if c else 1)) % 256, "u8", part=1)))
+    x4 = dyadic(rng, (4,))
+    for m in factor:
+        calls.append(call("scaled", {"x": x, "m": m}, result(x * factor[m], "f32", EXACT)))
+        calls.append(call("scaled_in_function", {"x": x4, "m": m},
+                          result(x4 * {"Up": 2.0, "Down": -1.0, "Flat": 1.0}[m], "f32", EXACT)))
+    for c, m, o in [(True, "Up", 1.5), (False, "Down", None), (True, "Flat", None)]:
+        args = {"x": x, "c": c, "m": m}
+        if o is not None:
+            args["o"] = np.float32(o)
+        b = {"Up": x, "Down": -x, "Flat": x * 0.0}[m]
+        d = x + o if o is not None else x * 4.0
+        calls.append(call("in_notation", args, result(x * (2.0 if c else 3.0), "f32", EXACT, part=0),
+                          result(b, "f32", EXACT, part=1), result(d, "f32", EXACT_DYADIC, part=2)))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
