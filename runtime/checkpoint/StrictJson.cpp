@@ -1,8 +1,10 @@
-// Implementation of StrictJson.h. Duplicate keys are found with nlohmann's
-// parse callback, which sees every object start, key and object end in
-// document order; a stack of key sets (one per open object) finds repeats.
-// nlohmann reports malformed input by throwing; the throw is caught right
-// here so that no exception crosses the runtime's API.
+// Implementation of StrictJson.h. The document is built by a SAX handler of
+// our own that also keeps, per open object, the set of its keys, so a repeat
+// is found as it is read. (nlohmann's parse callback could see the keys too,
+// but with a callback its DOM builder searches the enclosing array for
+// discarded values at every object's end: quadratic in an array of objects,
+// minutes for a `--calls` file of a million calls.) Malformed input is
+// reported by the handler's parse_error, so no exception crosses the runtime's API.
 #include "runtime/checkpoint/StrictJson.h"
 
 #include <optional>
@@ -18,42 +20,99 @@ std::string jsonQuoted(std::string_view text) {
   return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-Expected<json> parseStrictJson(std::string_view text, std::string_view sourceName) {
-  std::vector<std::set<std::string, std::less<>>> keysOfOpenObjects;
+namespace {
+
+// Builds the document as nlohmann's DOM parser would, and records the first
+// key that repeats within one object and the first parse error.
+class StrictDocument {
+public:
+  explicit StrictDocument(json &root) : root_(root) {}
+
+  bool null() { return put(nullptr) != nullptr; }
+  bool boolean(bool v) { return put(v) != nullptr; }
+  bool number_integer(json::number_integer_t v) { return put(v) != nullptr; }
+  bool number_unsigned(json::number_unsigned_t v) { return put(v) != nullptr; }
+  bool number_float(json::number_float_t v, const json::string_t & /*text*/) { return put(v) != nullptr; }
+  bool string(json::string_t &v) { return put(std::move(v)) != nullptr; }
+  bool binary(json::binary_t &v) { return put(json::binary(std::move(v))) != nullptr; }
+
+  bool start_object(std::size_t /*size*/) {
+    open_.push_back(put(json::object()));
+    keys_.emplace_back();
+    return true;
+  }
+  bool key(json::string_t &k) {
+    if (!keys_.back().insert(k).second && !duplicateKey)
+      duplicateKey = k;
+    // A node of the object's map: stays put while the object grows.
+    slot_ = &(*open_.back())[k];
+    return true;
+  }
+  bool end_object() {
+    open_.pop_back();
+    keys_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t /*size*/) {
+    open_.push_back(put(json::array()));
+    return true;
+  }
+  bool end_array() {
+    open_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t /*position*/, const std::string & /*lastToken*/,
+                   const nlohmann::detail::exception &e) {
+    error = e.what();
+    return false;
+  }
+
   std::optional<std::string> duplicateKey;
+  std::optional<std::string> error;
 
-  json::parser_callback_t trackKeys = [&](int /*depth*/, json::parse_event_t event, json &parsed) {
-    switch (event) {
-    case json::parse_event_t::object_start:
-      keysOfOpenObjects.emplace_back();
-      break;
-    case json::parse_event_t::key: {
-      const std::string &key = parsed.get_ref<const std::string &>();
-      if (!keysOfOpenObjects.empty() && !keysOfOpenObjects.back().insert(key).second &&
-          !duplicateKey)
-        duplicateKey = key;
-      break;
+private:
+  // Places `v` where the document is: the root, the end of the open array,
+  // or the open object's last key. Only the innermost open value grows, so
+  // the pointers to the enclosing ones stay valid.
+  json *put(json v) {
+    if (open_.empty()) {
+      root_ = std::move(v);
+      return &root_;
     }
-    case json::parse_event_t::object_end:
-      if (!keysOfOpenObjects.empty())
-        keysOfOpenObjects.pop_back();
-      break;
-    default:
-      break;
+    json &into = *open_.back();
+    if (into.is_array()) {
+      into.push_back(std::move(v));
+      return &into.back();
     }
-    return true; // keep every value; duplicates are reported after parsing
-  };
+    *slot_ = std::move(v);
+    return slot_;
+  }
 
+  json &root_;
+  std::vector<json *> open_;
+  std::vector<std::set<std::string, std::less<>>> keys_;
+  json *slot_ = nullptr;
+};
+
+} // namespace
+
+Expected<json> parseStrictJson(std::string_view text, std::string_view sourceName) {
   json document;
+  StrictDocument builder(document);
+  bool ok = false;
   try {
-    document = json::parse(text.begin(), text.end(), trackKeys, /*allow_exceptions=*/true,
-                           /*ignore_comments=*/false);
+    ok = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json,
+                         /*strict=*/true, /*ignore_comments=*/false);
   } catch (const json::exception &e) {
+    // The handler reports parse errors itself; this is only a guard.
     return makeError("{}: invalid JSON: {}", sourceName, e.what());
   }
-  if (duplicateKey)
+  if (!ok || builder.error)
+    return makeError("{}: invalid JSON: {}", sourceName,
+                     builder.error ? *builder.error : std::string("not one JSON document"));
+  if (builder.duplicateKey)
     return makeError("{}: duplicate key {} in a JSON object", sourceName,
-                     jsonQuoted(*duplicateKey));
+                     jsonQuoted(*builder.duplicateKey));
   return document;
 }
 

@@ -1,0 +1,59 @@
+// Tests for runtime/checkpoint/StrictJson.h: documents of every shape parse
+// to what nlohmann's own parser gives, a key repeated within one object is an
+// error at any depth (the same key in sibling objects is not), and malformed
+// text is an error naming the source, never an exception.
+#include "runtime/checkpoint/StrictJson.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace linnet::rt {
+namespace {
+
+using nlohmann::json;
+
+std::string errorOf(std::string_view text) {
+  Expected<json> parsed = parseStrictJson(text, "doc.json");
+  return parsed.ok() ? "<parsed successfully>" : parsed.message();
+}
+
+TEST(StrictJsonTest, ParsesAsNlohmannDoes) {
+  for (const char *text : {R"({"a": [1, -2, 3.5, true, null, "s", {"b": {}}, []], "c": {"d": [[{}]]}})",
+                           "[]", "{}", "7", "\"text\"", "null", "  [ {\"x\": 1} , {\"x\": 2} ]  \n",
+                           R"([{"a": 1, "b": [{"a": 2}, {"a": 3}]}, 18446744073709551615, -9223372036854775808])"}) {
+    Expected<json> parsed = parseStrictJson(text, "doc.json");
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.message();
+    EXPECT_EQ(*parsed, json::parse(text)) << text;
+  }
+}
+
+TEST(StrictJsonTest, ManyObjectsInOneArray) {
+  // Each call of a `--calls` file is an object in one array.
+  std::string text = "{\"calls\": [";
+  for (int i = 0; i < 100000; ++i) text += (i ? "," : "") + std::string("{\"entry\": \"f\", \"args\": {\"x\": [1, 2]}}");
+  text += "]}";
+  Expected<json> parsed = parseStrictJson(text, "calls.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  ASSERT_EQ((*parsed)["calls"].size(), 100000u);
+  EXPECT_EQ((*parsed)["calls"][99999]["args"]["x"][1], 2);
+}
+
+TEST(StrictJsonTest, RepeatedKeyAtAnyDepth) {
+  EXPECT_NE(errorOf(R"({"a": 1, "a": 2})").find("duplicate key \"a\""), std::string::npos);
+  EXPECT_NE(errorOf(R"({"x": [{"k": 1, "j": 2, "k": 3}]})").find("duplicate key \"k\""), std::string::npos);
+  EXPECT_NE(errorOf(R"({"o": {"p": {}, "p": []}})").find("duplicate key \"p\""), std::string::npos);
+  // The same key in sibling and nested objects is fine.
+  EXPECT_EQ(errorOf(R"([{"a": 1}, {"a": 2}, {"a": {"a": {"a": 3}}}])"), "<parsed successfully>");
+}
+
+TEST(StrictJsonTest, MalformedTextIsAnError) {
+  for (const char *text : {"", "{", "[1, 2", "{\"a\" 1}", "[1,]", "{\"a\": 1} x", "[] []", "nul", "\"\\u12\"",
+                           "{\"a\": 1, \"a\": }"}) {
+    std::string message = errorOf(text);
+    EXPECT_NE(message.find("doc.json: invalid JSON"), std::string::npos) << text << " -> " << message;
+  }
+}
+
+}  // namespace
+}  // namespace linnet::rt
