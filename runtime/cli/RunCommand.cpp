@@ -304,7 +304,10 @@ private:
     // Run.
     std::vector<std::pair<std::string, HostTensor>> saved;
     std::size_t failedCalls = 0;  // --keep-going: each is reported when it fails
-    for (std::size_t i = 0; i < calls.size(); ++i) {
+    // One call: its failure, if any. With --keep-going, a failed call of
+    // any kind (an unknown entry, a bad argument, a run-time check) is
+    // reported and the next one runs; the others are not undone.
+    auto runCall = [&](std::size_t i) -> std::optional<Failure> {
       const PlannedCall &call = calls[i];
       std::string label = options_.callsFile ? fmt::format("call {} (`{}`)", i, call.entry)
                                              : fmt::format("entry `{}`", call.entry);
@@ -363,12 +366,7 @@ private:
         // A message that already starts with the label ("entry `f` needs
         // S > 0 ...") is not prefixed again.
         const std::string &message = results.message();
-        Failure failure = input(message.rfind(label, 0) == 0 ? message : fmt::format("{}: {}", label, message));
-        if (!options_.keepGoing)
-          return failure;
-        report(failure);
-        ++failedCalls;
-        continue;
+        return input(message.rfind(label, 0) == 0 ? message : fmt::format("{}: {}", label, message));
       }
       for (std::size_t r = 0; r < results->size(); ++r) {
         std::string name = results->size() == 1 ? std::to_string(i) : fmt::format("{}.{}", i, r);
@@ -384,6 +382,16 @@ private:
         }
         saved.emplace_back(std::move(name), std::move((*results)[r]));
       }
+      return std::nullopt;
+    };
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      std::optional<Failure> failure = runCall(i);
+      if (!failure)
+        continue;
+      if (!options_.keepGoing)
+        return failure;
+      report(*failure);
+      ++failedCalls;
     }
     if (options_.outFile) {
       std::vector<NamedTensor> named;
