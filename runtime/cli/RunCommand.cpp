@@ -19,9 +19,11 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <charconv>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -226,6 +228,14 @@ private:
     return std::nullopt;
   }
 
+  // Printed results that could not be written (a full disk, a closed pipe)
+  // are a failure, not a silent success.
+  Status flushOutput() const {
+    if (std::fflush(options_.out) != 0 || std::ferror(options_.out))
+      return makeError("cannot write the printed results: {}", std::strerror(errno));
+    return Status::success();
+  }
+
   std::optional<Failure> runOrFail() {
     if (std::optional<Failure> misuse = checkCommandLine())
       return misuse;
@@ -234,12 +244,15 @@ private:
 
     // The command line first, so usage errors come before any loading.
     std::vector<std::pair<std::string, json>> globalBinds;
+    std::set<std::string> bound;
     for (const std::string &text : options_.binds) {
       Expected<std::pair<std::string, std::string>> bind = splitAssignment(text, "--bind");
       if (!bind)
         return usage(bind.message());
       if (!isIdentifier(bind->first))
         return usage(fmt::format("--bind {}: `{}` is not a name", text, bind->first));
+      if (!bound.insert(bind->first).second)
+        return usage(fmt::format("--bind {} is given twice", bind->first));
       globalBinds.emplace_back(bind->first, bindValueFromText(bind->second));
     }
     std::vector<PlannedCall> calls;
@@ -400,7 +413,8 @@ private:
       if (Status s = writeSafeTensors(*options_.outFile, named); !s)
         return input(s.message());
     }
-    std::fflush(options_.out);
+    if (Status s = flushOutput(); !s)
+      return input(s.message());
     if (failedCalls)
       return input(fmt::format("{} of {} calls failed", failedCalls, calls.size()));
     return std::nullopt;
