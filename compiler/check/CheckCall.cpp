@@ -630,9 +630,16 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
       const Type& param = sig->params[*in];
       const Type& arg = argTypes[*in];
       if (containsError(arg)) return Type::error();
+      // With a pack, the argument needs at least the parameter's other axes
+      // (`Tensor[*S, N]` takes no scalar).
+      auto fixedAxes = [](const Type& t) {
+        return static_cast<size_t>(std::count_if(t.shape().begin(), t.shape().end(), [](const shape::ShapeDim& d) {
+          return !std::holds_alternative<shape::Pack>(d);
+        }));
+      };
       bool sameForm = param.isTensor() && arg.isTensor() &&
-                      (param.hasPack() || arg.hasPack() ||
-                       param.shape().size() == arg.shape().size());
+                      (arg.hasPack() || (param.hasPack() ? arg.shape().size() >= fixedAxes(param)
+                                                         : param.shape().size() == arg.shape().size()));
       // A literal for a scalar of a dtype generic fits it (no dtype to
       // infer from): then the generic must be written, as below.
       if (!sameForm && !requireType(arg, param, argFor[*in]->span, f.params[*in].span,

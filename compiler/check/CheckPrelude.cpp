@@ -380,7 +380,7 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
         unknownNamed = true;
       }
     if (unknownNamed) return Type::error();
-    size_t wanted = name == "cumsum" ? 1 : 2;
+    std::string wanted = name == "cumsum" ? "1" : "at least 2";
     std::string usage = name == "cumsum" ? "cumsum(x, axis = k)" : "concat(a, b, axis = k)";
     if (name == "cumsum" ? parts.size() != 1 : parts.size() < 2) {
       diagnostics_.emit(DiagnosticKind::PreludeArity, call->span, name, wanted, parts.size())
