@@ -129,7 +129,8 @@ ast::Expr* Parser::parseBinary(int minPrecedence) {
     if (!op || binaryOpPrecedence(*op) < minPrecedence) break;
     ++links;
     if (++depth_ > kMaxNesting) {
-      tooDeep();
+      tooDeep("each operator of a chain (`a + b + c ...`) nests the ones before it: sum parts with `let` "
+              "bindings, or reduce a tensor with `sum`");
       lhs = nullptr;
       break;
     }

@@ -183,7 +183,7 @@ void Parser::recordMultiline(uint32_t firstElement) {
   module_->multilineLists.push_back(firstElement);
 }
 
-void Parser::tooDeep() {
+void Parser::tooDeep(const char* help) {
   ++failures_;
   ++depthFailures_;
   if (speculating_ == 0) quiet_ = true;
@@ -191,8 +191,7 @@ void Parser::tooDeep() {
     reportedTooDeep_ = true;
     lastErrorPos_ = pos_;
     Span where = at(TokenKind::EndOfFile) ? Span{buffer_.file, lastEnd(), lastEnd()} : tok().span;
-    diagnostics_.emit(DiagnosticKind::NestingTooDeep, where, kMaxNesting)
-        .help("split the expression with `let` bindings");
+    diagnostics_.emit(DiagnosticKind::NestingTooDeep, where, kMaxNesting).help(help);
   }
   TokenKind k = kind();
   if (k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace) skipGroup();

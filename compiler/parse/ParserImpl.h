@@ -90,7 +90,9 @@ class Parser {
     Parser& parser_;
     bool ok_;
   };
-  void tooDeep();
+  // `help` says how to undo the nesting found (a chain of operators nests
+  // each one in the next).
+  void tooDeep(const char* help = "split the expression with `let` bindings");
 
   // ---- recovery (Parser.cpp) ----------------------------------------------
   bool isItemKeyword(TokenKind k) const;
