@@ -30,12 +30,26 @@ bool isCast(linalg::GenericOp producer) {
              arith::BitcastOp>(*body.begin());
 }
 
+// Fusion clones both bodies into a new op, so growing one op along a chain
+// of n elementwise ops would copy O(n^2) operations (a generated program's
+// 4000 chained `let`s took 12 s to build). Past this many operations a body
+// is not grown further: the chain is cut into ops of about this size, each
+// still one pass over memory per few hundred operations.
+constexpr size_t kMaxFusedBodyOps = 256;
+
+size_t bodySize(Operation* op) {
+  size_t n = 0;
+  for (Region& region : op->getRegions()) region.walk([&](Operation*) { ++n; });
+  return n;
+}
+
 bool worthFusing(OpOperand* fused) {
   Operation* producer = fused->get().getDefiningOp();
   if (!producer || !producer->hasOneUse()) return false;
   auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   if (!consumer || !generic) return true;
+  if (bodySize(producer) + bodySize(consumer) > kMaxFusedBodyOps) return false;
   // Every loop of the consumer indexes the operand: each element of the
   // producer is still computed once. Otherwise it would be computed once
   // per point of the loops the operand does not depend on (a norm fused
