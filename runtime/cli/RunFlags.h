@@ -45,8 +45,8 @@ inline void addRunFlags(CLI::App &app, RunOptions &options) {
   // would wrap) is refused, not taken for "no limit".
   const CLI::Validator byteCount = wholeNumber(1, "a byte count", "BYTES");
   app.add_option("--max-result-bytes", options.session.maxResultBytes,
-                 "refuse a call whose results would take more than BYTES together (default and upper bound: half "
-                 "of this machine's memory)")
+                 "refuse a call whose results would take more than BYTES together (default and upper bound: a "
+                 "quarter of this machine's memory)")
       ->check(byteCount);
   app.add_option("--max-call-bytes", options.session.maxCallBytes,
                  "stop the process when a call's generated code would hold more than BYTES at once (default and "

@@ -42,8 +42,12 @@ struct ResultLimit {
 
 ResultLimit resultLimit(const SessionOptions &options) {
   MemoryCeiling ceiling = memoryCeiling();
-  ResultLimit limit{ceiling.bytes / 2, fmt::format("half of {}, {}, as each result is held twice while it is "
-                                                   "copied out",
+  // Each result is held twice while it is copied out: at a quarter, two
+  // copies leave half of memory to the weights and the call's temporaries
+  // (at a half, a result at the limit took all of it, and the kernel's
+  // out-of-memory killer ended the process without a word).
+  ResultLimit limit{ceiling.bytes / 4, fmt::format("a quarter of {}, {}, as each result is held twice while it is "
+                                                   "copied out, beside the weights and the call's temporaries",
                                                    ceiling.what, formatByteCount(ceiling.bytes))};
   if (options.maxResultBytes != 0 && options.maxResultBytes < limit.bytes)
     limit = {options.maxResultBytes, "the session's cap, --max-result-bytes"};

@@ -51,8 +51,9 @@ struct SessionOptions {
   std::size_t maxConvertedBytes = std::size_t{64} << 30;
   // Most bytes one call's results may take together, checked before the
   // call from the result shapes (docs/runtime.md, "Result sizes"). Never
-  // more than half of memoryCeiling() (MemoryPolicy.h), because each result
-  // is held twice while it is copied out; 0 means that bound alone.
+  // more than a quarter of memoryCeiling() (MemoryPolicy.h), because each
+  // result is held twice while it is copied out, beside the weights and the
+  // call's temporaries; 0 means that bound alone.
   std::size_t maxResultBytes = 0;
   // Most bytes a call's generated code may hold at once (its temporaries and
   // results), checked by the code at each allocation (docs/runtime.md,

@@ -254,7 +254,7 @@ TEST_F(SessionTest, ResultSizesAreCheckedBeforeTheCall) {
   // check() refuses the same, without running.
   EXPECT_FALSE(s.check("accumulate", v).ok());
 
-  // Without a cap: half of the machine's memory. Sizes overflowing int64
+  // Without a cap: a quarter of the machine's memory. Sizes overflowing int64
   // are refused before anything is allocated.
   json huge = edited(test::fakeManifest(), [](json &m) {
     m["entries"][3]["results"][0]["shape"] = json::array({"Steps", "Steps", "Steps"});
