@@ -936,7 +936,27 @@ Type Checker::checkMatch(const ast::MatchExpr* e, const Type* expected) {
         switch (p->kind) {
           case ast::PatternKind::Some:
             sawSome = true;
-            if (p->inner) bindPattern(p->inner, s.optionalInner(), false);
+            if (p->inner) {
+              // `some(Up)` on an optional enum would read as the variant but
+              // binds a name (and matches every `some`): refused, as rustc
+              // refuses a binding named like a variant.
+              const Type& payload = s.optionalInner();
+              if (p->inner->kind == ast::PatternKind::Binding && payload.kind() == TypeKind::Enum) {
+                const ast::EnumItem* item = payload.enumItem();
+                const std::string& name = p->inner->name.name;
+                if (std::any_of(item->variants.begin(), item->variants.end(),
+                                [&](const auto& variant) { return variant.name == name; })) {
+                  diagnostics_.emit(DiagnosticKind::VariantNameBound, p->inner->span, name, item->name.name)
+                      .label(fmt::format("this binds the payload, whatever variant it is, to `{}`", name))
+                      .help(fmt::format("match the payload: `some(m) => match m {{ {} => ... }}`; or give the "
+                                        "binding another name",
+                                        name));
+                  error = true;
+                  impossible = true;
+                }
+              }
+              bindPattern(p->inner, payload, false);
+            }
             break;
           case ast::PatternKind::None: sawNone = true; break;
           case ast::PatternKind::Binding:
