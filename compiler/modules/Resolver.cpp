@@ -876,7 +876,7 @@ void resolveProgram(Program& program, DiagnosticEmitter& diagnostics) {
   if (diagnostics.hasErrors()) return;
   for (const PendingWarning& warning : warnings)
     diagnostics.emit(DiagnosticKind::UnusedImport, warning.span, warning.name)
-        .help("remove it, or prefix its name with `_`");
+        .help(fmt::format("remove it, or import it as a name that starts with `_` (`{0} as _{0}`)", warning.name));
 }
 
 }  // namespace linnet

@@ -563,7 +563,14 @@ bool Parser::parseGenericParams(std::vector<ast::GenericParam>& out) {
     std::optional<ast::Ident> name = parseIdent("generic parameter name");
     if (!name) return false;
     param.name = std::move(*name);
-    if (!expect(TokenKind::Colon)) return false;
+    if (!at(TokenKind::Colon)) {
+      // `<K, V>` as other languages write it: every generic names its kind.
+      if (std::optional<DiagnosticBuilder> d = expected("`:`"))
+        d->help(fmt::format("a generic parameter names its kind: `{0}: DType`, `{0}: Dim`, `*{0}: Shape`",
+                            param.name.name));
+      return false;
+    }
+    advance();
     std::optional<ast::GenericKind> constraint;
     if (at(TokenKind::Identifier)) constraint = genericKindFromName(spelling(tok()));
     if (!constraint) {
