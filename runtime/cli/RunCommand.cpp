@@ -46,6 +46,7 @@ using nlohmann::json;
 struct PlannedValue {
   std::optional<json> literal;
   std::optional<std::filesystem::path> npyPath;
+  bool none = false; // `none`: an optional argument left out
 };
 
 struct PlannedCall {
@@ -266,7 +267,9 @@ private:
         if (!seen.insert(arg->first).second)
           return usage(fmt::format("--arg {} is given twice", arg->first));
         PlannedValue value;
-        if (!arg->second.empty() && arg->second[0] == '@') {
+        if (arg->second == "none") {
+          value.none = true;
+        } else if (!arg->second.empty() && arg->second[0] == '@') {
           value.npyPath = arg->second.substr(1);
         } else {
           Expected<json> parsed = parseStrictJson(arg->second, "value");
@@ -321,9 +324,23 @@ private:
     // any kind (an unknown entry, a bad argument, a run-time check) is
     // reported and the next one runs; the others are not undone.
     auto runCall = [&](std::size_t i) -> std::optional<Failure> {
-      const PlannedCall &call = calls[i];
-      std::string label = options_.callsFile ? fmt::format("call {} (`{}`)", i, call.entry)
-                                             : fmt::format("entry `{}`", call.entry);
+      std::string label = options_.callsFile ? fmt::format("call {} (`{}`)", i, calls[i].entry)
+                                             : fmt::format("entry `{}`", calls[i].entry);
+      // An argument given as `none` is left out: the variant without that
+      // optional parameter runs (docs/abi.md "Variants").
+      PlannedCall call = calls[i];
+      for (const auto &[name, value] : calls[i].args) {
+        if (!value.none)
+          continue;
+        std::vector<const EntrySpec *> variants = manifest.findVariants(call.entry);
+        bool optional = std::any_of(variants.begin(), variants.end(),
+                                    [&](const EntrySpec *v) { return v->findArg(name) == nullptr; });
+        bool known = std::any_of(variants.begin(), variants.end(),
+                                 [&](const EntrySpec *v) { return v->findArg(name) != nullptr; });
+        if (known && !optional)
+          return input(fmt::format("{}: argument `{}` is `none`, but it is not optional", label, name));
+      }
+      std::erase_if(call.args, [](const auto &arg) { return arg.second.none; });
       const EntrySpec *entry = manifest.findEntry(call.entry);
       if (!entry) {
         std::vector<std::string_view> names;
@@ -484,7 +501,9 @@ private:
           return makeError("{}: `args` must be an object", where);
         for (const auto &item : c["args"].items()) {
           PlannedValue value;
-          if (item.value().is_string()) {
+          if (item.value().is_null() || item.value() == "none") {
+            value.none = true;
+          } else if (item.value().is_string()) {
             std::string s = item.value().get<std::string>();
             if (isVariantSpelling(s)) {
               value.literal = item.value(); // an enum variant
