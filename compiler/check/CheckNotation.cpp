@@ -289,8 +289,10 @@ Type Checker::checkReduction(const ast::ReductionExpr* e) {
   NotationScope local;
   bool own = notation_ == nullptr;
   if (own) notation_ = &local;
-  for (const ast::Ident& index : e->indices)
+  for (const ast::Ident& index : e->indices) {
     notation_->domains[keyOf(index.span)] = IndexDomain{false, std::nullopt, std::nullopt, Span{}};
+    notation_->reductionIndices.push_back(&index);
+  }
   Type body = checkExpr(e->body);
   bool error = body.isError();
   if (!error && body.isTensor() && !body.isScalar()) {
@@ -372,9 +374,17 @@ void Checker::checkComprehension(const ast::LetComprehensionStmt* let) {
       continue;
     }
     if (body.isError()) continue;  // the body was not understood: no domain is known
-    diagnostics_.emit(DiagnosticKind::IndexWithoutDomain, output.name.span, output.name.name)
-        .label(fmt::format("`{}` subscripts no tensor on the right-hand side", output.name.name))
-        .help("an output index takes its extent from an axis it subscripts");
+    auto hider = std::find_if(scope.reductionIndices.begin(), scope.reductionIndices.end(),
+                              [&](const ast::Ident* r) { return r->name == output.name.name; });
+    auto report = diagnostics_.emit(DiagnosticKind::IndexWithoutDomain, output.name.span, output.name.name);
+    report.label(fmt::format("`{}` subscripts no tensor on the right-hand side", output.name.name));
+    if (hider != scope.reductionIndices.end())
+      report.secondary((*hider)->span, fmt::format("this reduction index is also `{}`: inside the reduction, `{}` is "
+                                              "it, not the output index",
+                                              output.name.name, output.name.name))
+          .help("give the reduction index another name");
+    else
+      report.help("an output index takes its extent from an axis it subscripts");
     error = true;
   }
   if (!error) result = Type::tensor(std::move(out), body.dtype());

@@ -91,6 +91,9 @@ struct IndexDomain {
 // keyed by their declaring identifier.
 struct NotationScope {
   std::map<SpanKey, IndexDomain> domains;
+  // Every reduction index of the body, for saying why an output index of
+  // the same name, which they hide, has no domain.
+  std::vector<const ast::Ident*> reductionIndices;
 };
 
 // A generic argument after conversion: a dimension, a shape (for a pack) or
