@@ -189,13 +189,19 @@ constexpr int64_t kRows = 4;
 // that loop (the vector of a matrix-vector product) serves kRows rows, and
 // the kRows accumulators are independent chains of fused multiply-adds
 // instead of one. Only a static extent that kRows divides, so that no row
-// is masked.
+// is masked; and only the loop just outside the innermost, or one with only
+// unit loops between: with another reduction loop between them (`sum[a, d]
+// x[a, b, c, d]` into `y[b, c]`) the block's reads were permuted masked
+// transfers whose lowering built out-of-range `vector.extract`s.
 std::optional<unsigned> rowBlockedLoop(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0 || op.getNumLoops() < 2) return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (int i = static_cast<int>(op.getNumLoops()) - 2; i >= 0; --i) {
-    if (iterators[i] != utils::IteratorType::parallel) continue;
+    if (iterators[i] != utils::IteratorType::parallel) {
+      if (ranges[i] != 1) return std::nullopt;
+      continue;
+    }
     if (ShapedType::isDynamic(ranges[i]) || ranges[i] < kRows || ranges[i] % kRows != 0) return std::nullopt;
     return static_cast<unsigned>(i);
   }

@@ -96,6 +96,29 @@ Result Lowerer::lowerComprehension(const ast::LetComprehensionStmt* s) {
   return lowerNotation(outputs, s->value, domains, s->name.span);
 }
 
+// Whether `op` or an op nested in it uses a value defined in `block` or in an
+// op nested there.
+static bool usesValuesOf(mlir::Operation* op, mlir::Block* block) {
+  auto inside = [&](mlir::Value v) {
+    for (mlir::Block* b = v.getParentBlock(); b;) {
+      if (b == block) return true;
+      mlir::Operation* parent = b->getParentOp();
+      b = parent ? parent->getBlock() : nullptr;
+    }
+    return false;
+  };
+  bool found = false;
+  op->walk([&](mlir::Operation* nested) {
+    for (mlir::Value v : nested->getOperands())
+      if (inside(v)) {
+        found = true;
+        return mlir::WalkResult::interrupt();
+      }
+    return mlir::WalkResult::advance();
+  });
+  return found;
+}
+
 Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
   std::map<SpanKey, std::vector<shape::DimExpr>> domains;
   std::vector<NotationOutput> outputs;
@@ -132,6 +155,15 @@ Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
     if (!indexDomains(r, domains)) return std::nullopt;
     Result inner = outsideNotation([&] { return lowerNotation(outputs, r, domains, r->span); });
     if (!inner) return std::nullopt;
+    // The reduction is computed before the enclosing notation; a value the
+    // enclosing body computes per element (a parameter of a function called
+    // there) does not exist yet. Such a reduction would have to run inside
+    // the body, one element at a time: not done yet.
+    if (mlir::Operation* op = inner->value.getDefiningOp(); op && usesValuesOf(op, outer.body)) {
+      op->erase();
+      return unsupported(r->span, "a reduction over a value computed per element of the enclosing index "
+                                  "notation (a parameter of a function called there)");
+    }
     auto arg = addNotationInput(inner->value, mlir::AffineMap::get(outer.loopCount, 0, exprs, &context_));
     if (!arg) return std::nullopt;
     return Val::element(*arg, check::Type::scalar(inner->type.dtype()));

@@ -2048,6 +2048,20 @@ def untyped_run_time_values(rng):
     return calls
 
 
+@program
+def reductions_split_axes(rng):
+    x = dyadic(rng, (2, 3, 4, 5))
+    xi = rng.integers(-50, 50, size=(2, 3, 4, 8)).astype(np.int32)
+    x5 = dyadic(rng, (2, 4, 8, 3, 5))
+    sums = {"rel": 0.0, "abs": 0.0, "why": "exact: sums of 10 multiples of 1/4 below 20 are exact in f32"}
+    return [
+        call("outer_inner", {"x": x}, result(x.sum(axis=(0, 3)), "f32", sums)),
+        call("outer_inner_max", {"x": x}, result(x.max(axis=(0, 3)), "f32", EXACT)),
+        call("wide", {"x": xi}, result(xi.sum(axis=(0, 3)), "i32")),
+        call("rank5", {"x": x5}, result(x5.max(axis=(0, 2)).transpose(1, 0, 2), "f32", EXACT)),
+    ]
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
