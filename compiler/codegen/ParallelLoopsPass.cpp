@@ -189,17 +189,21 @@ constexpr int64_t kRows = 4;
 // that loop (the vector of a matrix-vector product) serves kRows rows, and
 // the kRows accumulators are independent chains of fused multiply-adds
 // instead of one. Only a static extent that kRows divides, so that no row
-// is masked; and only the loop just outside the innermost, or one with only
-// unit loops between: with another reduction loop between them (`sum[a, d]
-// x[a, b, c, d]` into `y[b, c]`) the block's reads were permuted masked
+// is masked. No reduction loop may lie between the rows and the innermost
+// loop (`sum[a, d] x[a, b, c, d]` into `y[b, c]`, even with `a` of extent
+// 1), unless the innermost loop is parallel and no lane of it is masked
+// (partial lanes): otherwise the block's reads were permuted masked
 // transfers whose lowering built out-of-range `vector.extract`s.
 std::optional<unsigned> rowBlockedLoop(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() == 0 || op.getNumLoops() < 2) return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // 16 lanes or a divisor of them (AVX-512, AVX2, SSE f32 vectors).
+  bool unmaskedLanes = iterators.back() == utils::IteratorType::parallel && !ShapedType::isDynamic(ranges.back()) &&
+                       ranges.back() % 16 == 0;
   for (int i = static_cast<int>(op.getNumLoops()) - 2; i >= 0; --i) {
     if (iterators[i] != utils::IteratorType::parallel) {
-      if (ranges[i] != 1) return std::nullopt;
+      if (!unmaskedLanes) return std::nullopt;
       continue;
     }
     if (ShapedType::isDynamic(ranges[i]) || ranges[i] < kRows || ranges[i] % kRows != 0) return std::nullopt;

@@ -2057,6 +2057,7 @@ def reductions_split_axes(rng):
     return [
         call("outer_inner", {"x": x}, result(x.sum(axis=(0, 3)), "f32", sums)),
         call("outer_inner_max", {"x": x}, result(x.max(axis=(0, 3)), "f32", EXACT)),
+        call("unit_outer", {"x": x[:1]}, result(x[:1].sum(axis=(0, 3)), "f32", sums)),
         call("wide", {"x": xi}, result(xi.sum(axis=(0, 3)), "i32")),
         call("rank5", {"x": x5}, result(x5.max(axis=(0, 2)).transpose(1, 0, 2), "f32", EXACT)),
     ]
