@@ -7,6 +7,8 @@
 // reported by the handler's parse_error, so no exception crosses the runtime's API.
 #include "runtime/checkpoint/StrictJson.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <set>
 #include <vector>
@@ -37,6 +39,8 @@ public:
   bool binary(json::binary_t &v) { return put(json::binary(std::move(v))) != nullptr; }
 
   bool start_object(std::size_t /*size*/) {
+    if (!deeper())
+      return false;
     open_.push_back(put(json::object()));
     keys_.emplace_back();
     return true;
@@ -54,6 +58,8 @@ public:
     return true;
   }
   bool start_array(std::size_t /*size*/) {
+    if (!deeper())
+      return false;
     open_.push_back(put(json::array()));
     return true;
   }
@@ -71,6 +77,14 @@ public:
   std::optional<std::string> error;
 
 private:
+  // Whether one more level of nesting is allowed; else the error.
+  bool deeper() {
+    if (open_.size() < kMaxJsonDepth)
+      return true;
+    error = fmt::format("nested deeper than {} levels", kMaxJsonDepth);
+    return false;
+  }
+
   // Places `v` where the document is: the root, the end of the open array,
   // or the open object's last key. Only the innermost open value grows, so
   // the pointers to the enclosing ones stay valid.
@@ -107,7 +121,7 @@ Expected<json> parseStrictJson(std::string_view text, std::string_view sourceNam
     // The handler reports parse errors itself; this is only a guard.
     return makeError("{}: invalid JSON: {}", sourceName, e.what());
   }
-  if (!ok || builder.error)
+  if (builder.error || !ok)
     return makeError("{}: invalid JSON: {}", sourceName,
                      builder.error ? *builder.error : std::string("not one JSON document"));
   if (builder.duplicateKey)

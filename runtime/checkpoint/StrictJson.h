@@ -18,6 +18,13 @@
 
 namespace linnet::rt {
 
+// Arrays and objects nested deeper than this are an error: no document the
+// runtime reads needs more (a tensor literal of rank 512), and every value
+// then prints (`dump`), compares and is destroyed without exhausting the
+// stack (a 200 KB safetensors header of 100000 nested arrays crashed the
+// error message that printed it).
+inline constexpr std::size_t kMaxJsonDepth = 512;
+
 // Parses `text` as one JSON document. `sourceName` prefixes every message,
 // e.g. "model.safetensors: header".
 Expected<nlohmann::json> parseStrictJson(std::string_view text, std::string_view sourceName);

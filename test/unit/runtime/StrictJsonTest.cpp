@@ -47,6 +47,20 @@ TEST(StrictJsonTest, RepeatedKeyAtAnyDepth) {
   EXPECT_EQ(errorOf(R"([{"a": 1}, {"a": 2}, {"a": {"a": {"a": 3}}}])"), "<parsed successfully>");
 }
 
+TEST(StrictJsonTest, NestingIsBounded) {
+  // 512 levels parse; one more is an error, at any size of the rest (a
+  // 200 KB header of 100000 nested arrays crashed the message printing it).
+  std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_EQ(errorOf(ok), "<parsed successfully>");
+  std::string deep = std::string(kMaxJsonDepth + 1, '[') + std::string(kMaxJsonDepth + 1, ']');
+  EXPECT_NE(errorOf(deep).find("doc.json: invalid JSON: nested deeper than 512 levels"), std::string::npos);
+  std::string deeper = "{\"a\": " + std::string(100000, '[');
+  EXPECT_NE(errorOf(deeper).find("nested deeper than 512 levels"), std::string::npos);
+  std::string objects;
+  for (int i = 0; i < 1000; ++i) objects += "{\"k\": ";
+  EXPECT_NE(errorOf(objects).find("nested deeper than 512 levels"), std::string::npos);
+}
+
 TEST(StrictJsonTest, MalformedTextIsAnError) {
   for (const char *text : {"", "{", "[1, 2", "{\"a\" 1}", "[1,]", "{\"a\": 1} x", "[] []", "nul", "\"\\u12\"",
                            "{\"a\": 1, \"a\": }"}) {
