@@ -141,6 +141,19 @@ std::optional<BindingFiles> readBindingFiles(const std::string& packageDir,
         ok = false;
         continue;
       }
+      // Each of the key's placeholders must pick a different tensor per
+      // element: without it in the name, every element would read one tensor
+      // (and an array's length counted from the checkpoint never ends).
+      auto unused = std::find_if(path.indexNames.begin(), path.indexNames.end(), [&](const std::string& name) {
+        return std::find(valueNames.begin(), valueNames.end(), name) == valueNames.end();
+      });
+      if (unused != path.indexNames.end()) {
+        diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, bindingsPath,
+                         "`" + key + "` has the placeholder `{" + *unused + "}`, but its tensor name `" +
+                             path.tensorTemplate + "` does not: every element would read the same tensor");
+        ok = false;
+        continue;
+      }
       if (files.paths.count(path.normalized)) {
         diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, bindingsPath,
                          "`" + key + "` and `" + files.paths[path.normalized].key + "` name the same parameter");
