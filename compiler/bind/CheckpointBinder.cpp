@@ -142,10 +142,12 @@ std::vector<int64_t> concreteShape(const check::Type& tensor, const shape::Value
   return shape;
 }
 
+// As Linnet spells the type: a scalar is its dtype (`f32`, not `Tensor[; f32]`).
 std::string describeShape(const std::vector<int64_t>& shape, std::string_view dtype) {
+  if (shape.empty()) return std::string(dtype);
   std::string out = "Tensor[";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + (shape.empty() ? "" : "") + "; " + std::string(dtype) + "]";
+  return out + "; " + std::string(dtype) + "]";
 }
 
 std::string fileOf(const rt::Checkpoint& checkpoint, const rt::TensorView* view) {
@@ -404,7 +406,10 @@ void Binder::applyConfigAndDefaults() {
     if (!g) continue;
     if (!config.is_object() || !config.contains(key)) continue;
     const nlohmann::json& raw = config[key];
-    std::string text = raw.is_string() ? raw.get<std::string>() : raw.is_number_integer() ? raw.dump() : "";
+    // A dim is a JSON integer (a digit string is as malformed as `3.0`); a
+    // dtype is a string (`"bfloat16"`).
+    bool dim = !g->isPack && g->constraint == ast::GenericKind::Dim;
+    std::string text = raw.is_number_integer() ? raw.dump() : raw.is_string() && !dim ? raw.get<std::string>() : "";
     std::optional<BoundValue> value = parse(*g, text);
     if (!value) {
       diagnostics_.emit(DiagnosticKind::CheckpointUnreadable, Span{},
@@ -634,12 +639,17 @@ void Binder::bindTensors(BoundModel& model) {
       bool convertible = dtypeOverridden && dtype && fileDType && rt::isFloatingPoint(tensor->dtype) &&
                          dtypeViolation(ast::GenericKind::Float, *dtype).empty();
       if (!dtypeMatches && !convertible) {
-        diagnostics_.emit(DiagnosticKind::TensorDTypeMismatch, Span{}, path,
-                          dtype ? std::string(ast::scalarTypeName(*dtype)) : declared, tensorName, actualDType)
-            .secondary(entry.member->name.span, "declared here")
-            .help(dtypeGeneric.empty() ? "the declared dtype must match the file"
-                                       : "`--bind " + dtypeGeneric + "=" + actualDType +
-                                             "` binds the model to the file's dtype");
+        auto d = diagnostics_.emit(DiagnosticKind::TensorDTypeMismatch, Span{}, path,
+                                   dtype ? std::string(ast::scalarTypeName(*dtype)) : declared, tensorName,
+                                   actualDType);
+        d.secondary(entry.member->name.span, "declared here");
+        // Where the model's dtype came from: with one odd tensor first, every
+        // other tensor is reported, and this names the odd one.
+        if (auto source = sources_.find(dtypeGeneric); !dtypeGeneric.empty() && source != sources_.end() && dtype)
+          d.note("`" + dtypeGeneric + "` is `" + std::string(ast::scalarTypeName(*dtype)) + "` from " + source->second);
+        d.help(dtypeGeneric.empty() ? "the declared dtype must match the file"
+                                    : "`--bind " + dtypeGeneric + "=" + actualDType +
+                                          "` binds the model to the file's dtype");
         good = false;
       }
       if (!good) {

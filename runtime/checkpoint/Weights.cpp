@@ -2,6 +2,7 @@
 #include "runtime/checkpoint/Weights.h"
 
 #include <cstring>
+#include <cmath>
 
 #include "runtime/support/HalfFloat.h"
 
@@ -56,8 +57,16 @@ Expected<Weights> Weights::load(const std::vector<WeightRequest>& requests, size
     }
     auto buffer = std::make_unique<std::byte[]>(bytes);
     // f32 holds bf16 and f16 exactly, so narrowing through double rounds once.
-    for (size_t i = 0; i < elements; ++i)
-      writeFloat(buffer.get(), i, request.dtype, readFloat(tensor.data, i, tensor.dtype));
+    // A finite weight too large for the narrower dtype is an error, as an
+    // argument out of its dtype's range is, not an infinity run silently.
+    for (size_t i = 0; i < elements; ++i) {
+      double value = readFloat(tensor.data, i, tensor.dtype);
+      writeFloat(buffer.get(), i, request.dtype, value);
+      if (std::isfinite(value) && !std::isfinite(readFloat(buffer.get(), i, request.dtype)))
+        return makeError("converting `{}` (`{}`) from {} to {}: element {} is {}, out of range for {}", request.path,
+                         tensor.name, dtypeName(tensor.dtype), dtypeName(request.dtype), i, value,
+                         dtypeName(request.dtype));
+    }
     weights.views_.push_back({request.path, request.dtype, tensor.shape, buffer.get(), bytes, true});
     weights.buffers_.push_back(std::move(buffer));
   }

@@ -168,6 +168,21 @@ Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> c
                        param.path, *param.tensor, fmt::join((*tensor)->shape, ", "), fmt::join(param.shape, ", "));
     requests.push_back({param.path, *tensor, param.dtype});
   }
+  // A tensor bound to no parameter, as the compiler's binder refuses it
+  // (E5104): the artifact was built against a checkpoint without it, e.g.
+  // with an optional parameter or sub-block absent that this checkpoint
+  // has. Running would silently ignore it.
+  if (!manifest.parameters.empty()) {
+    std::set<std::string_view> bound;
+    for (const ParameterSpec &param : manifest.parameters)
+      bound.insert(*param.tensor);
+    for (const TensorView *tensor : impl->checkpoint->tensors())
+      if (!bound.count(tensor->name))
+        return makeError("{}: the checkpoint's tensor `{}` is bound to no parameter of the artifact, which was built "
+                         "against a checkpoint without it (an optional parameter or sub-block it lacked?); rebuild "
+                         "the artifact against this checkpoint",
+                         source, tensor->name);
+  }
   Expected<Weights> weights = Weights::load(requests, options.maxConvertedBytes);
   if (!weights)
     return makeError("{}: {}", source, weights.message());

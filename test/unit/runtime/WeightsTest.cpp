@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "TestFiles.h"
 #include "runtime/checkpoint/SafeTensors.h"
@@ -70,6 +72,24 @@ TEST(WeightsTest, F32NarrowsToBf16WithRoundToNearestEven) {
     std::memcpy(&got, weights->views()[0].data + 2 * i, 2);
     EXPECT_EQ(got, f32ToBf16(values[i]));
   }
+}
+
+TEST(WeightsTest, NarrowingOutOfRangeIsRefused) {
+  // 1e5 is finite in f32 and past f16's 65504: refused, not an infinity.
+  // An infinity or a NaN in the file stays what it is.
+  std::vector<float> values = {1.0f, 1e5f};
+  test::Bytes data(values.size() * 4);
+  std::memcpy(data.data(), values.data(), data.size());
+  test::Bytes bytes = test::buildSafeTensors({{"w", "F32", {2}, data}});
+  SafeTensorsFile file = parseOrDie(bytes);
+  Expected<Weights> weights = Weights::load({{"layer.w", file.find("w"), DType::F16}}, 1 << 20);
+  ASSERT_FALSE(weights.ok());
+  EXPECT_EQ(weights.message(), "converting `layer.w` (`w`) from f32 to f16: element 1 is 100000, out of range for f16");
+  std::vector<float> special = {std::numeric_limits<float>::infinity(), std::nanf("")};
+  std::memcpy(data.data(), special.data(), data.size());
+  bytes = test::buildSafeTensors({{"w", "F32", {2}, data}});
+  SafeTensorsFile file2 = parseOrDie(bytes);
+  EXPECT_TRUE(Weights::load({{"layer.w", file2.find("w"), DType::F16}}, 1 << 20).ok());
 }
 
 TEST(WeightsTest, ConversionBudgetIsEnforced) {
