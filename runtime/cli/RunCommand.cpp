@@ -226,6 +226,11 @@ private:
       std::fflush(options_.out);
       return input(report.message());
     }
+    if (report->untokenized)
+      std::fprintf(stderr,
+                   "linnet-run: note: %zu generated token id(s) past the tokenizer's %zu ids (rows that pad the "
+                   "model's vocabulary) have no text and were printed as nothing\n",
+                   report->untokenized, tokenizer->vocabSize());
     return std::nullopt;
   }
 

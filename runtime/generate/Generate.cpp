@@ -58,7 +58,9 @@ public:
       return ids.error();
     if (ids->empty())
       return makeError("the prompt encodes to no tokens");
-    if (static_cast<std::int64_t>(ids->size()) >= maxSeq_)
+    // The prompt's last token goes in with the first step, at position
+    // size - 1: a prompt that fills the cache still yields one token.
+    if (static_cast<std::int64_t>(ids->size()) > maxSeq_)
       return makeError("the prompt is {} tokens; the model's cache holds {} (MaxSeq)", ids->size(), maxSeq_);
     report_.promptTokens = ids->size();
 
@@ -73,6 +75,7 @@ public:
     if (Status s = stream.finish(); !s)
       return s.error();
     report_.generated = stream.generated();
+    report_.untokenized = stream.untokenized();
     return std::move(report_);
   }
 

@@ -51,6 +51,9 @@ struct GenerateReport {
   std::size_t promptTokens = 0;
   std::vector<TokenId> generated; // without the stop id
   StopReason reason = StopReason::MaxNew;
+  // Generated ids the tokenizer has no text for (past its vocabulary, below
+  // the model's), printed as nothing.
+  std::size_t untokenized = 0;
 };
 
 // jax.random.PRNGKey(seed) as the `key` argument's two words.

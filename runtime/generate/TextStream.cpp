@@ -27,8 +27,16 @@ Status TextStream::start(bool echo) {
 }
 
 Status TextStream::push(TokenId id) {
-  ids_.push_back(id);
   generated_.push_back(id);
+  // A model's vocabulary may be larger than its tokenizer's (Phi-3-mini:
+  // 32064 rows, 32011 ids; the rest pad the embedding). Such an id, drawn
+  // when sampling, has no text: it is printed as nothing, as transformers'
+  // fast tokenizers decode it, and generation goes on.
+  if (id >= 0 && static_cast<std::size_t>(id) >= tokenizer_.vocabSize()) {
+    ++untokenized_;
+    return Status::success();
+  }
+  ids_.push_back(id);
   return writeNew(false);
 }
 

@@ -36,6 +36,8 @@ public:
   Status finish();
 
   const std::vector<TokenId> &generated() const { return generated_; }
+  // Generated ids past the tokenizer's vocabulary, which have no text.
+  std::size_t untokenized() const { return untokenized_; }
 
 private:
   Status writeNew(bool final);
@@ -44,6 +46,7 @@ private:
   std::vector<TokenId> ids_; // context, then generated
   std::vector<TokenId> generated_;
   std::size_t written_ = 0;  // bytes of the decoded text already written or skipped
+  std::size_t untokenized_ = 0;
   std::FILE *out_;
 };
 
