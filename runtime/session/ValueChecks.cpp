@@ -100,6 +100,12 @@ Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *c
         below = min && !(v >= static_cast<double>(*min));
         above = max && !(v < static_cast<double>(*max));
         shown = fmt::format("{}", v);
+        // A checked float is a finite number: an infinity passes a lone
+        // `>= 0` (an .npy can hold one; a literal cannot).
+        if (!below && !above && !std::isfinite(v)) {
+          std::string where = arg.rank() == 0 ? std::string() : " element " + formatIndex(i, arg.shape());
+          return makeError("argument `{}`{} is {}: it must be a finite number", check.arg, where, shown);
+        }
       }
       if (!below && !above)
         continue;
