@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "runtime/cli/RunCommand.h"
 
@@ -25,6 +26,23 @@ inline CLI::Validator wholeNumber(std::uint64_t least, std::string what, std::st
         if (error != std::errc() || end != text.data() + text.size() || value < least)
           return what + " must be a whole number from " + std::to_string(least) + " to 18446744073709551615, not " +
                  text;
+        return {};
+      },
+      std::move(name));
+}
+
+// A validator of a number written in full as `T` reads it (`std::from_chars`:
+// decimal digits, a sign; no hex, no empty text, nothing past the range),
+// where CLI11 alone would take `0x10` as 16, "" as the default and clamp
+// 99999999999999999999 to the type's largest value.
+template <typename T> CLI::Validator writtenNumber(std::string what, std::string name) {
+  return CLI::Validator(
+      [what](std::string &text) -> std::string {
+        T value{};
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || text.empty())
+          return what + " must be " + (std::is_integral_v<T> ? "a whole number in range" : "a number") + ", not `" +
+                 text + "`";
         return {};
       },
       std::move(name));
@@ -56,9 +74,11 @@ inline void addRunFlags(CLI::App &app, RunOptions &options) {
   app.add_option("--prompt", options.prompt,
                  "TEXT: continue this text with the checkpoint's tokenizer, streaming the result (needs --checkpoint)");
   app.add_flag("--chat", options.chat, "with --prompt: the text is a user turn in the checkpoint's chat format");
-  app.add_option("--max-new", options.maxNew, "with --prompt: at most N new tokens (default 64)");
+  app.add_option("--max-new", options.maxNew, "with --prompt: at most N new tokens (default 64)")
+      ->check(writtenNumber<std::int64_t>("--max-new", "N"));
   app.add_option("--temperature", options.temperature,
-                 "with --prompt: sample at this temperature through `sample` (0: greedy, the default)");
+                 "with --prompt: sample at this temperature through `sample` (0: greedy, the default)")
+      ->check(writtenNumber<double>("--temperature", "X"));
   app.add_option("--seed", options.seed, "with --prompt: the sampling key, jax.random.PRNGKey(N) (default 0)")
       ->check(wholeNumber(0, "--seed", "N"));
   app.add_option("--eos", options.eos,
