@@ -117,6 +117,7 @@ Status openByteLevelBpe(Tokenizer::Impl &impl, const TokenizerConfig &config) {
   impl.legacy = false;
   impl.addPrefixSpace = false;
   impl.chatTemplate = config.chatTemplate;
+  impl.chatTemplateFile = config.chatTemplateFile;
   // tokenizer.json's added_tokens are what `tokenizers` uses (the config's
   // added_tokens_decoder repeats them for transformers).
   for (const ByteLevelBpeTokenizer::AddedToken &token : impl.bpe->addedTokens) {

@@ -15,7 +15,9 @@ namespace linnet::rt {
 Expected<std::string> Tokenizer::applyChatTemplate(std::span<const ChatMessage> messages,
                                                    bool addGenerationPrompt) const {
   const Impl &impl = *impl_;
-  std::string source = (impl.directory / "tokenizer_config.json").string();
+  // The file the template came from: chat_template.jinja, else the config.
+  std::string source = impl.chatTemplateFile.empty() ? (impl.directory / "tokenizer_config.json").string()
+                                                     : impl.chatTemplateFile;
   if (!impl.chatTemplate)
     return makeError("{}: the checkpoint has no chat template", source);
   Expected<jinja::Template> compiled = jinja::Template::parse(*impl.chatTemplate);

@@ -228,6 +228,7 @@ Expected<Tokenizer> Tokenizer::open(const fs::path &checkpointDir) {
   impl->addBos = config->addBosToken.value_or(true);
   impl->addEos = config->addEosToken.value_or(false);
   impl->chatTemplate = config->chatTemplate;
+  impl->chatTemplateFile = config->chatTemplateFile;
 
   if (Status status = loadModel(*impl, checkpointDir / kModelFileName); !status)
     return status.error();

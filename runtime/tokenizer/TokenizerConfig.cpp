@@ -256,6 +256,7 @@ Expected<TokenizerConfig> loadTokenizerConfig(const fs::path &directory) {
     if (!text)
       return text.error();
     out.chatTemplate = std::move(*text);
+    out.chatTemplateFile = templatePath.string();
   }
   return out;
 }

@@ -49,6 +49,7 @@ struct TokenizerConfig {
   std::optional<bool> legacy;
   std::optional<bool> addPrefixSpace;
   std::optional<std::string> chatTemplate;   // from the config, or chat_template.jinja
+  std::string chatTemplateFile;               // the file it came from, for messages
   std::optional<std::string> tokenizerClass; // "tokenizer_class", e.g. "LlamaTokenizer"
 };
 

@@ -53,6 +53,7 @@ struct Tokenizer::Impl {
   std::size_t unkPieceCount = 0;
 
   std::optional<std::string> chatTemplate;
+  std::string chatTemplateFile; // where it came from, for messages
 
   // Set when the checkpoint has tokenizer.json (byte-level BPE) instead of
   // tokenizer.model; `processor` is then unused. `matcher` then holds the

@@ -187,5 +187,18 @@ TEST(ChatTemplateTest, ATemplateFileTakesPriority) {
             "[{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'Hi there'}]");
 }
 
+// An error in a template from chat_template.jinja names that file, not the
+// config whose template it replaced.
+TEST(ChatTemplateTest, AnErrorNamesTheTemplateFile) {
+  TokenizerCopy copy;
+  copy.writeFile("chat_template.jinja", "{{ undefined_thing.x }}");
+  Expected<Tokenizer> tokenizer = Tokenizer::open(copy.path());
+  ASSERT_TRUE(tokenizer.ok());
+  Expected<std::string> text = tokenizer->applyChatTemplate(kConversation, true);
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.message().find("chat_template.jinja: chat template: line 1:"), std::string::npos) << text.message();
+  EXPECT_EQ(text.message().find("tokenizer_config.json"), std::string::npos) << text.message();
+}
+
 } // namespace
 } // namespace linnet::rt
