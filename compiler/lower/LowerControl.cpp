@@ -379,12 +379,6 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
       }
       auto y = asElement(x, *d, at);
       if (!y) return false;
-      mlir::Type want = elementType(*d);
-      if (y->getType() != want) {
-        auto from = x.type.isTensor() ? concreteDType(x.type.dtype(), at) : std::nullopt;
-        if (!from) return false;
-        y = emit::scalarCast(builder_, loc(at), *y, want, isUnsignedScalar(*from), isUnsignedScalar(*d));
-      }
       out.push_back(*y);
       return true;
     }
@@ -649,9 +643,6 @@ Result Lowerer::lowerMaybeMatch(const ast::MatchExpr* e, const Val& s) {
   if (!cond) return std::nullopt;
   Val some = Val::of(Val::Kind::Some);
   some.elements.push_back(s.elements[1]);
-  if (notation_)
-    return lowerNotationChoice(*cond, e->span, typeOf(e), {[&] { return lowerMatchOn(e, some); }, e->span},
-                               {[&] { return lowerMatchOn(e, Val::of(Val::Kind::None)); }, e->span});
   return lowerRuntimeChoice(*cond, e->span, typeOf(e), {[&] { return lowerMatchOn(e, some); }, e->span},
                             {[&] { return lowerMatchOn(e, Val::of(Val::Kind::None)); }, e->span},
                             what + " whose arms");
@@ -678,9 +669,6 @@ Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, siz
     mlir::Location l = loc(arm.pattern->span);
     mlir::Value variant = builder_.create<mlir::arith::ConstantIntOp>(l, sym->variant, 32);
     mlir::Value cond = builder_.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::eq, *index, variant);
-    if (notation_)
-      return lowerNotationChoice(cond, e->span, typeOf(e), {[&] { return lowerExpr(arm.value); }, arm.value->span},
-                                 {[&] { return lowerRuntimeEnumMatch(e, s, k + 1); }, e->span});
     return lowerRuntimeChoice(cond, e->span, typeOf(e), {[&] { return lowerExpr(arm.value); }, arm.value->span},
                               {[&] { return lowerRuntimeEnumMatch(e, s, k + 1); }, e->span}, what + " whose arms");
   }
@@ -707,6 +695,8 @@ std::optional<mlir::Value> Lowerer::enumIndex(const Val& v, Span at) {
 
 Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<check::Type> type, const RuntimeArm& then,
                                    const RuntimeArm& otherwise, const std::string& what) {
+  // Inside index notation the choice is per element.
+  if (notation_) return lowerNotationChoice(cond, at, type.value_or(check::Type::error()), then, otherwise);
   mlir::Location l = loc(at);
   // The results are known only once both branches are lowered: they are
   // lowered into a result-less `scf.if`, whose regions then move to the real one.

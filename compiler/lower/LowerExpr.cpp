@@ -983,7 +983,6 @@ Result Lowerer::lowerIf(const ast::IfExpr* e) {
   auto c = lowerExpr(e->condition);
   if (!c) return std::nullopt;
   if (c->kind == Val::Kind::Bool) return lowerExpr(c->flag ? e->thenValue : e->elseValue);
-  if (notation_) return lowerNotationIf(e, *c);
   return lowerRuntimeIf(e, *c);
 }
 

@@ -306,10 +306,8 @@ class Lowerer {
   Result lowerNotationValue(const ast::Expr* e, NotationState& n);
   std::optional<mlir::Value> asElement(const Val& v, ast::ScalarType d, Span at);
   Result lowerAccess(const ast::IndexExpr* e);
-  // `if` on data inside a notation body: an scf.if on the element, or a
-  // select when neither branch can trap (LowerNotation.cpp).
-  Result lowerNotationIf(const ast::IfExpr* e, const Val& condition);
-  // One of two arms as an element: an scf.if on `cond` (an i1 element), or a
+  // A run-time choice inside a notation body (lowerRuntimeChoice there): one
+  // of two arms as an element, an scf.if on `cond` (an i1 element), or a
   // select when neither arm can trap. `type` is the choice's checked type.
   struct RuntimeArm;
   Result lowerNotationChoice(mlir::Value cond, Span span, const check::Type& type, const RuntimeArm& then,
@@ -370,8 +368,9 @@ class Lowerer {
     Span span;
   };
   // An `scf.if` on `cond` (i1) choosing between two arms, yielding the arms'
-  // merged value, then the outer locals and state either arm changed.
-  // `what` starts the E2190 message when the arms cannot merge.
+  // merged value, then the outer locals and state either arm changed; inside
+  // index notation, per element (lowerNotationChoice). `what` starts the
+  // E2190 message when the arms cannot merge.
   Result lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<check::Type> type, const RuntimeArm& then,
                             const RuntimeArm& otherwise, const std::string& what);
   Result lowerScan(const ast::ForScanExpr* scan);

@@ -255,8 +255,6 @@ Result Lowerer::lowerNotation(const std::vector<NotationOutput>& outputs, const 
   builder_.setInsertionPointToEnd(block.get());
   Result body = lowerNotationValue(value, n);
   std::optional<mlir::Value> element = body ? asElement(*body, *yieldDType, valueExpr->span) : std::nullopt;
-  if (element && element->getType() != elementType(*yieldDType))
-    element = emit::scalarCast(builder_, at, *element, elementType(*yieldDType), false, false);
   if (element) emit::yield(builder_, at, *element);
   notation_ = enclosing;
   builder_.restoreInsertionPoint(n.outer);
@@ -394,13 +392,6 @@ bool speculatable(mlir::Region& region) {
 
 }  // namespace
 
-Result Lowerer::lowerNotationIf(const ast::IfExpr* e, const Val& condition) {
-  auto cond = asElement(condition, ast::ScalarType::Bool, e->condition->span);
-  if (!cond) return std::nullopt;
-  return lowerNotationChoice(*cond, e->span, typeOf(e), {[&] { return lowerExpr(e->thenValue); }, e->thenValue->span},
-                             {[&] { return lowerExpr(e->elseValue); }, e->elseValue->span});
-}
-
 Result Lowerer::lowerNotationChoice(mlir::Value cond, Span span, const check::Type& type, const RuntimeArm& then,
                                     const RuntimeArm& otherwise) {
   mlir::Location at = loc(span);
@@ -440,22 +431,19 @@ Result Lowerer::lowerNotationChoice(mlir::Value cond, Span span, const check::Ty
 }
 
 std::optional<mlir::Value> Lowerer::asElement(const Val& v, ast::ScalarType d, Span at) {
-  if (v.kind == Val::Kind::Element) {
-    mlir::Type want = elementType(d);
-    if (v.value.getType() == want) return v.value;
-    // Only an untyped value computed at run time (an `if` of literals) gets here.
-    auto from = v.type.isTensor() ? concreteDType(v.type.dtype(), at) : std::nullopt;
-    if (!from) return unsupported(at, "this element");
-    return emit::scalarCast(builder_, loc(at), v.value, want, isUnsignedScalar(*from), isUnsignedScalar(d));
-  }
-  if (v.kind == Val::Kind::Tensor) {
-    if (!v.type.isScalar()) {
-      unsupported(at, "a whole tensor inside index notation");
-      return std::nullopt;
-    }
-    return addNotationInput(v.value, mlir::AffineMap::get(notation_->loopCount, 0, {}, &context_));
-  }
-  return asTensor(v, scalarTypeOf(d), at);
+  // A number is made an element of `d` directly.
+  if (v.kind != Val::Kind::Element && v.kind != Val::Kind::Tensor) return asTensor(v, scalarTypeOf(d), at);
+  std::optional<mlir::Value> element;
+  if (v.kind == Val::Kind::Element) element = v.value;
+  else if (!v.type.isScalar()) return unsupported(at, "a whole tensor inside index notation");
+  else element = addNotationInput(v.value, mlir::AffineMap::get(notation_->loopCount, 0, {}, &context_));
+  mlir::Type want = elementType(d);
+  if (!element || element->getType() == want) return element;
+  // Another dtype: an untyped value computed at run time (an `if` of
+  // literals, i64 or f64), or a loop's carried scalar, given the type its
+  // context has.
+  auto from = v.type.isTensor() ? concreteDType(v.type.dtype(), at) : std::nullopt;
+  return emit::scalarCast(builder_, loc(at), *element, want, from && isUnsignedScalar(*from), isUnsignedScalar(d));
 }
 
 }  // namespace linnet::lower

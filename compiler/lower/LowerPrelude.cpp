@@ -47,9 +47,11 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     return concreteDType(result.dtype(), call->span);
   };
   // The type an argument takes when it is a literal: its checked type if it
-  // has one, else a scalar of `fallback`.
-  auto argTensor = [&](size_t i, ast::ScalarType fallback) -> std::optional<Val> {
-    auto v = lowerExpr(positional[i]);
+  // has one, else a scalar of `fallback`. `lowered`: the argument already
+  // lowered (once only: it may call a method that writes state).
+  auto argTensor = [&](size_t i, ast::ScalarType fallback,
+                       const std::optional<Val>& lowered = std::nullopt) -> std::optional<Val> {
+    auto v = lowered ? lowered : lowerExpr(positional[i]);
     if (!v) return std::nullopt;
     check::Type t = typeOf(positional[i]);
     ast::ScalarType d = fallback;
@@ -74,37 +76,39 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     return notation_ ? Val::element(v, result) : Val::tensor(v, result);
   };
 
-  std::optional<Val> untypedOperand;
+  std::optional<Val> untypedOperand;  // lowered once, for the typed path below when it is data
   if (unaryKind(name) && !result.isTensor() && positional.size() == 1) {
     untypedOperand = lowerExpr(positional[0]);
     if (!untypedOperand) return std::nullopt;
-    // Of one computed at run time: computed in its own (widest) type below.
-    if (untypedOperand->isData()) result = computedLiteralType(result);
-  }
-  if (unaryKind(name) && !result.isTensor() && positional.size() == 1) {
-    // Of a number without a dtype: the number (computed in f64, or an exact
-    // integer for `abs`), which takes its dtype where it is used. `abs` of
-    // i64's MIN wraps to itself, as the generated code's does.
-    const std::optional<Val>& x = untypedOperand;
-    if (name == "abs" && x->kind == Val::Kind::Int) {
-      if (auto v = x->dim.constantValue())
-        return Val::integer(shape::DimExpr::constant(*v == INT64_MIN ? *v : (*v < 0 ? -*v : *v)));
-      return Val::integer(shape::DimExpr::max(x->dim, -x->dim));
-    }
-    double v = 0;
-    if (x->kind == Val::Kind::Float) v = x->number;
-    else if (x->kind == Val::Kind::Int && x->dim.constantValue()) v = double(*x->dim.constantValue());
-    else return unsupported(call->span, fmt::format("this `{}`", name));
-    switch (*unaryKind(name)) {
-      case UnaryKind::Exp: return Val::floating(std::exp(v));
-      case UnaryKind::Log: return Val::floating(std::log(v));
-      case UnaryKind::Sqrt: return Val::floating(std::sqrt(v));
-      case UnaryKind::Rsqrt: return Val::floating(1.0 / std::sqrt(v));
-      case UnaryKind::Sin: return Val::floating(std::sin(v));
-      case UnaryKind::Cos: return Val::floating(std::cos(v));
-      case UnaryKind::Tanh: return Val::floating(std::tanh(v));
-      case UnaryKind::Abs: return Val::floating(std::fabs(v));
-      default: return unsupported(call->span, fmt::format("this `{}`", name));
+    const Val& x = *untypedOperand;
+    if (x.isData()) {
+      // Of a value without a dtype computed at run time: in its own (widest)
+      // type, as a typed operand is below.
+      result = computedLiteralType(result);
+    } else {
+      // Of a number without a dtype: the number (computed in f64, or an exact
+      // integer for `abs`), which takes its dtype where it is used. `abs` of
+      // i64's MIN wraps to itself, as the generated code's does.
+      if (name == "abs" && x.kind == Val::Kind::Int) {
+        if (auto v = x.dim.constantValue())
+          return Val::integer(shape::DimExpr::constant(*v == INT64_MIN ? *v : (*v < 0 ? -*v : *v)));
+        return Val::integer(shape::DimExpr::max(x.dim, -x.dim));
+      }
+      double v = 0;
+      if (x.kind == Val::Kind::Float) v = x.number;
+      else if (x.kind == Val::Kind::Int && x.dim.constantValue()) v = double(*x.dim.constantValue());
+      else return unsupported(call->span, fmt::format("this `{}`", name));
+      switch (*unaryKind(name)) {
+        case UnaryKind::Exp: return Val::floating(std::exp(v));
+        case UnaryKind::Log: return Val::floating(std::log(v));
+        case UnaryKind::Sqrt: return Val::floating(std::sqrt(v));
+        case UnaryKind::Rsqrt: return Val::floating(1.0 / std::sqrt(v));
+        case UnaryKind::Sin: return Val::floating(std::sin(v));
+        case UnaryKind::Cos: return Val::floating(std::cos(v));
+        case UnaryKind::Tanh: return Val::floating(std::tanh(v));
+        case UnaryKind::Abs: return Val::floating(std::fabs(v));
+        default: return unsupported(call->span, fmt::format("this `{}`", name));
+      }
     }
   }
 
@@ -125,7 +129,7 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
       else if (xt.kind() == check::TypeKind::IntLiteral || xt.kind() == check::TypeKind::CompileInt)
         from = ast::ScalarType::I64;
     }
-    auto x = argTensor(0, from);
+    auto x = argTensor(0, from, untypedOperand);
     if (!x) return std::nullopt;
     if (name != "cast") {
       UnaryKind k = *unaryKind(name);
@@ -167,8 +171,8 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     if (!rd) return unsupported(call->span, fmt::format("this `{}`", name));
     BinaryKind k = name == "min" ? BinaryKind::Min : name == "max" ? BinaryKind::Max
                  : name == "shl" ? BinaryKind::Shl : BinaryKind::Shr;
-    auto a = argTensor(0, *rd);
-    auto b = a ? argTensor(1, *rd) : std::nullopt;
+    auto a = argTensor(0, *rd, a0);
+    auto b = a ? argTensor(1, *rd, b0) : std::nullopt;
     if (!b) return std::nullopt;
     if (notation_) return done(emit::scalarBinary(builder_, at, k, a->value, b->value, isUnsigned(*rd)));
     auto rt = tensorType(result, call->span);
