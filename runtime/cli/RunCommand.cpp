@@ -334,10 +334,10 @@ private:
       // An argument given as `none` is left out: the variant without that
       // optional parameter runs (docs/abi.md "Variants").
       PlannedCall call = calls[i];
+      std::vector<const EntrySpec *> variants = manifest.findVariants(call.entry);
       for (const auto &[name, value] : calls[i].args) {
         if (!value.none)
           continue;
-        std::vector<const EntrySpec *> variants = manifest.findVariants(call.entry);
         bool optional = std::any_of(variants.begin(), variants.end(),
                                     [&](const EntrySpec *v) { return v->findArg(name) == nullptr; });
         bool known = std::any_of(variants.begin(), variants.end(),
@@ -360,7 +360,6 @@ private:
       // they can have; an .npy's own dtype first (an f16 file runs the f16
       // variant, not the bf16 one it could be read as), then any a literal
       // or an .npy can be read as.
-      std::vector<const EntrySpec *> variants = manifest.findVariants(call.entry);
       Expected<ArgMap> args = convertArgs(*entry, call);
       if (variants.size() > 1) {
         auto takes = [&](const EntrySpec &variant) {

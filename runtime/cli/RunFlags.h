@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -16,14 +17,24 @@
 
 namespace linnet::rt {
 
-// A validator of a whole number in [least, 2^64 - 1], written in digits:
-// CLI11 alone would saturate one past the range and wrap a negative one.
+// `text` read in full as a `T` by `std::from_chars` (decimal digits, a sign;
+// no hex, no empty text, nothing past the range), where CLI11 alone would
+// take `0x10` as 16, "" as the default, and saturate or wrap a number past
+// the type's range.
+template <typename T> std::optional<T> readWritten(const std::string &text) {
+  T value{};
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty())
+    return std::nullopt;
+  return value;
+}
+
+// A validator of a whole number in [least, 2^64 - 1], written in digits.
 inline CLI::Validator wholeNumber(std::uint64_t least, std::string what, std::string name) {
   return CLI::Validator(
       [least, what](std::string &text) -> std::string {
-        std::uint64_t value = 0;
-        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error != std::errc() || end != text.data() + text.size() || value < least)
+        std::optional<std::uint64_t> value = readWritten<std::uint64_t>(text);
+        if (!value || *value < least)
           return what + " must be a whole number from " + std::to_string(least) + " to 18446744073709551615, not " +
                  text;
         return {};
@@ -31,16 +42,11 @@ inline CLI::Validator wholeNumber(std::uint64_t least, std::string what, std::st
       std::move(name));
 }
 
-// A validator of a number written in full as `T` reads it (`std::from_chars`:
-// decimal digits, a sign; no hex, no empty text, nothing past the range),
-// where CLI11 alone would take `0x10` as 16, "" as the default and clamp
-// 99999999999999999999 to the type's largest value.
+// A validator of a number written in full as a `T` (readWritten).
 template <typename T> CLI::Validator writtenNumber(std::string what, std::string name) {
   return CLI::Validator(
       [what](std::string &text) -> std::string {
-        T value{};
-        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error != std::errc() || end != text.data() + text.size() || text.empty())
+        if (!readWritten<T>(text))
           return what + " must be " + (std::is_integral_v<T> ? "a whole number in range" : "a number") + ", not `" +
                  text + "`";
         return {};

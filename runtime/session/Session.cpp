@@ -156,6 +156,7 @@ Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> c
     return makeError("{}: the model has {} parameters but no checkpoint was given", source,
                      manifest.parameters.size());
   std::vector<WeightRequest> requests;
+  std::set<std::string_view> bound; // the checkpoint tensors the parameters name
   for (const ParameterSpec &param : manifest.parameters) {
     if (!param.tensor)
       return makeError("{}: parameter `{}` names no checkpoint tensor (the artifact was built without a checkpoint)",
@@ -167,15 +168,13 @@ Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> c
       return makeError("{}: parameter `{}`: checkpoint tensor `{}` has shape [{}], the artifact expects [{}]", source,
                        param.path, *param.tensor, fmt::join((*tensor)->shape, ", "), fmt::join(param.shape, ", "));
     requests.push_back({param.path, *tensor, param.dtype});
+    bound.insert(*param.tensor);
   }
   // A tensor bound to no parameter, as the compiler's binder refuses it
   // (E5104): the artifact was built against a checkpoint without it, e.g.
   // with an optional parameter or sub-block absent that this checkpoint
   // has. Running would silently ignore it.
   if (!manifest.parameters.empty()) {
-    std::set<std::string_view> bound;
-    for (const ParameterSpec &param : manifest.parameters)
-      bound.insert(*param.tensor);
     for (const TensorView *tensor : impl->checkpoint->tensors())
       if (!bound.count(tensor->name))
         return makeError("{}: the checkpoint's tensor `{}` is bound to no parameter of the artifact, which was built "
