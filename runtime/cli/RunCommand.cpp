@@ -221,11 +221,8 @@ private:
     generate.seed = options_.seed.value_or(0);
     generate.stopIds = std::move(*stopIds);
     Expected<GenerateReport> report = generateText(*session, *tokenizer, generate, options_.out);
-    if (!report) {
-      std::fputc('\n', options_.out);
-      std::fflush(options_.out);
+    if (!report)
       return input(report.message());
-    }
     if (report->untokenized)
       std::fprintf(stderr,
                    "linnet-run: note: %zu generated token id(s) past the tokenizer's %zu ids (rows that pad the "

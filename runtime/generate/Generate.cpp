@@ -70,8 +70,10 @@ public:
     if (Status s = stream.start(!options_.chat); !s)
       return s.error();
     Status generated = options_.temperature > 0 ? sample(ids->back(), stream) : greedy(ids->back(), stream);
-    if (!generated)
+    if (!generated) {
+      stream.endLine();
       return generated.error();
+    }
     if (Status s = stream.finish(); !s)
       return s.error();
     report_.generated = stream.generated();

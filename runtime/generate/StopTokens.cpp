@@ -13,7 +13,8 @@ namespace linnet::rt {
 namespace {
 
 // generation_config.json's eos ids; an absent file or key gives none.
-Status addGenerationConfigIds(const std::filesystem::path &checkpointDir, std::vector<TokenId> &ids) {
+Status addGenerationConfigIds(const std::filesystem::path &checkpointDir, std::size_t vocabSize,
+                              std::vector<TokenId> &ids) {
   std::filesystem::path path = checkpointDir / kGenerationConfigFileName;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
@@ -35,6 +36,9 @@ Status addGenerationConfigIds(const std::filesystem::path &checkpointDir, std::v
   for (const nlohmann::json &value : values) {
     if (!value.is_number_integer() || value.get<std::int64_t>() < 0 || value.get<std::int64_t>() > INT32_MAX)
       return makeError("{}: eos_token_id: expected token ids, got {}", path.string(), value.dump());
+    if (static_cast<std::uint64_t>(value.get<std::int64_t>()) >= vocabSize)
+      return makeError("{}: eos_token_id {} is outside the tokenizer's {} ids", path.string(),
+                       value.get<std::int64_t>(), vocabSize);
     ids.push_back(static_cast<TokenId>(value.get<std::int64_t>()));
   }
   return Status::success();
@@ -48,7 +52,7 @@ Expected<std::vector<TokenId>> resolveStopTokens(std::string_view eosOption, con
   if (eosOption == "auto") {
     if (std::optional<TokenId> eos = tokenizer.eosId())
       ids.push_back(*eos);
-    if (Status s = addGenerationConfigIds(checkpointDir, ids); !s)
+    if (Status s = addGenerationConfigIds(checkpointDir, tokenizer.vocabSize(), ids); !s)
       return s.error();
     if (ids.empty())
       return makeError("the checkpoint names no eos token (no eos_token in tokenizer_config.json, none in "
@@ -58,11 +62,10 @@ Expected<std::vector<TokenId>> resolveStopTokens(std::string_view eosOption, con
     auto [end, ec] = std::from_chars(eosOption.data(), eosOption.data() + eosOption.size(), id);
     if (ec != std::errc() || end != eosOption.data() + eosOption.size() || id < 0)
       return makeError("--eos takes `auto` or a token id, got `{}`", eosOption);
+    if (static_cast<std::size_t>(id) >= tokenizer.vocabSize())
+      return makeError("--eos {} is outside the tokenizer's {} ids", id, tokenizer.vocabSize());
     ids.push_back(id);
   }
-  for (TokenId id : ids)
-    if (static_cast<std::size_t>(id) >= tokenizer.vocabSize())
-      return makeError("eos id {} is outside the tokenizer's {} ids", id, tokenizer.vocabSize());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;

@@ -18,9 +18,10 @@ Status TextStream::start(bool echo) {
   Expected<std::string> text = tokenizer_.decode(ids_, {.skipSpecialTokens = true});
   if (!text)
     return text.error();
-  if (echo) {
+  if (echo && !text->empty()) {
     std::fwrite(text->data(), 1, text->size(), out_);
     std::fflush(out_);
+    wroteText_ = true;
   }
   written_ = text->size();
   return Status::success();
@@ -48,6 +49,13 @@ Status TextStream::finish() {
   return Status::success();
 }
 
+void TextStream::endLine() {
+  if (!wroteText_)
+    return;
+  std::fputc('\n', out_);
+  std::fflush(out_);
+}
+
 Status TextStream::writeNew(bool final) {
   Expected<std::string> text = tokenizer_.decode(ids_, {.skipSpecialTokens = true});
   if (!text)
@@ -61,6 +69,7 @@ Status TextStream::writeNew(bool final) {
     std::fwrite(all.data() + written_, 1, all.size() - written_, out_);
     std::fflush(out_);
     written_ = all.size();
+    wroteText_ = true;
   }
   return Status::success();
 }

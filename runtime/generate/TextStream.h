@@ -34,6 +34,10 @@ public:
   Status push(TokenId id);
   // Writes whatever was held back, then a newline.
   Status finish();
+  // After a failure: ends the line of text written so far, if any, so that
+  // an error message starts on its own line and a failure before any text
+  // prints nothing.
+  void endLine();
 
   const std::vector<TokenId> &generated() const { return generated_; }
   // Generated ids past the tokenizer's vocabulary, which have no text.
@@ -47,6 +51,7 @@ private:
   std::vector<TokenId> generated_;
   std::size_t written_ = 0;  // bytes of the decoded text already written or skipped
   std::size_t untokenized_ = 0;
+  bool wroteText_ = false;
   std::FILE *out_;
 };
 

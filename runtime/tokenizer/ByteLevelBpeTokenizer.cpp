@@ -43,7 +43,7 @@ Status resolveNamedTokens(Tokenizer::Impl &impl, const TokenizerConfig &config,
   NamedSpecialTexts texts{config.bosToken, config.eosToken, config.unkToken, config.padToken,
                           config.additionalSpecialTokens};
   Status recorded = recordNamedSpecialTokens(impl, texts, [&](std::string_view role, const std::string &text) {
-    return resolveNamed(impl, role, text, source);
+    return resolveNamed(impl, role, text, config.sourceOf(role, source));
   });
   if (!recorded)
     return recorded;

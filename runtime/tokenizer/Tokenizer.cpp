@@ -157,7 +157,7 @@ Status resolveSpecialTokens(Tokenizer::Impl &impl, const TokenizerConfig &config
       config.additionalSpecialTokens,
   };
   Status recorded = recordNamedSpecialTokens(impl, texts, [&](std::string_view role, const std::string &text) {
-    return resolveNamedToken(impl, role, text, source);
+    return resolveNamedToken(impl, role, text, config.sourceOf(role, source));
   });
   if (!recorded)
     return recorded;

@@ -147,6 +147,7 @@ Status readNamedTokens(const json &object, std::string_view source, TokenizerCon
     if (!value)
       return value.error();
     *named.target = std::move(*value);
+    out.namedTokenSources[std::string(named.key)] = std::string(source);
   }
   auto extra = object.find("additional_special_tokens");
   if (extra != object.end() && !extra->is_null()) {
@@ -154,6 +155,7 @@ Status readNamedTokens(const json &object, std::string_view source, TokenizerCon
       return makeError("{}: \"additional_special_tokens\" must be an array, got {}", source,
                        extra->type_name());
     out.additionalSpecialTokens.clear();
+    out.namedTokenSources["additional special token"] = std::string(source);
     for (const json &item : *extra) {
       Expected<std::optional<std::string>> value =
           readTokenValue(item, source, "additional_special_tokens");

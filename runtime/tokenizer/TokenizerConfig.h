@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,16 @@ struct TokenizerConfig {
   std::optional<std::string> chatTemplate;   // from the config, or chat_template.jinja
   std::string chatTemplateFile;               // the file it came from, for messages
   std::optional<std::string> tokenizerClass; // "tokenizer_class", e.g. "LlamaTokenizer"
+  // The file each named token was read from ("bos_token", ..., and
+  // "additional special token"), for messages: tokenizer_config.json or,
+  // for older checkpoints, special_tokens_map.json.
+  std::map<std::string, std::string, std::less<>> namedTokenSources;
+
+  // namedTokenSources' entry for `role`, or `fallback`.
+  std::string sourceOf(std::string_view role, const std::string &fallback) const {
+    auto it = namedTokenSources.find(role);
+    return it == namedTokenSources.end() ? fallback : it->second;
+  }
 };
 
 // Reads the files of `directory` (each optional).

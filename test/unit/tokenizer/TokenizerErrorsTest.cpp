@@ -138,5 +138,18 @@ TEST(TokenizerErrorsTest, SpecialTokensMapIsReadOnlyForOldConfigs) {
   expectOpenError(copy.path(), "special_tokens_map.json");
 }
 
+TEST(TokenizerErrorsTest, ATokenOfTheMapNamesTheMap) {
+  TokenizerCopy copy;
+  copy.editConfig([](json &c) {
+    for (const char *key : {"added_tokens_decoder", "bos_token", "eos_token", "unk_token", "pad_token",
+                            "additional_special_tokens"})
+      c.erase(key);
+  });
+  copy.writeFile("special_tokens_map.json", "{\"eos_token\": \"<|nothing|>\"}");
+  expectOpenError(copy.path(), "special_tokens_map.json: eos_token \"<|nothing|>\"");
+  copy.writeFile("special_tokens_map.json", "{\"additional_special_tokens\": [\"<|nope|>\"]}");
+  expectOpenError(copy.path(), "special_tokens_map.json: additional special token \"<|nope|>\"");
+}
+
 } // namespace
 } // namespace linnet::rt
