@@ -2,6 +2,7 @@
 #include "runtime/generate/Generate.h"
 
 #include "runtime/generate/TextStream.h"
+#include "runtime/tokenizer/Utf8.h"
 
 #include <algorithm>
 
@@ -83,6 +84,8 @@ public:
 
 private:
   Expected<std::vector<TokenId>> encodePrompt() {
+    if (Expected<std::u32string> decoded = decodeUtf8(options_.prompt); !decoded)
+      return makeError("--prompt: {}", decoded.message());
     if (!options_.chat)
       return tokenizer_.encode(options_.prompt);
     ChatMessage message{"user", options_.prompt};

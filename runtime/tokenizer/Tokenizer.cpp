@@ -8,6 +8,7 @@
 // the parser merges the copies, so appending a NormalizerSpec that says
 // add_dummy_prefix = false is exactly transformers' `MergeFrom`.
 #include "runtime/tokenizer/Tokenizer.h"
+#include "runtime/tokenizer/Utf8.h"
 
 #include "runtime/checkpoint/MappedFile.h"
 #include "runtime/checkpoint/StrictJson.h"
@@ -263,6 +264,10 @@ Expected<std::vector<TokenId>> Tokenizer::encode(std::string_view text,
   if ((addBos && !impl.bos) || (addEos && !impl.eos))
     return makeError("{}: cannot add {}: the tokenizer has none", impl.directory.string(),
                      addBos && !impl.bos ? "bos" : "eos");
+  // SentencePiece would split invalid bytes into byte pieces silently; text
+  // from a terminal in another encoding is an error, as on the BPE path.
+  if (Expected<std::u32string> decoded = decodeUtf8(text); !decoded)
+    return decoded.error();
 
   // transformers' non-legacy rule: visible spaces become plain spaces and
   // the whole text gets one "▁" prefix; the model itself adds none.

@@ -77,8 +77,8 @@ public:
   // Text (UTF-8) to ids. Added-token strings in the text (e.g. "<|end|>")
   // become their ids, longest match first; the text between them goes
   // through SentencePiece or the byte-level BPE pipeline. Fails if a
-  // requested bos/eos does not exist; on the tokenizer.json path also for
-  // text that is not valid UTF-8 or that needs an NFC normalization the
+  // requested bos/eos does not exist, for text that is not valid UTF-8, and
+  // on the tokenizer.json path for text that needs an NFC normalization the
   // checkpoint asks for (see docs/tokenizer.md).
   Expected<std::vector<TokenId>> encode(std::string_view text,
                                         const EncodeOptions &options = {}) const;

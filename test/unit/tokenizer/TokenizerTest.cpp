@@ -249,14 +249,16 @@ TEST(TokenizerTest, WorksWithOnlyTokenizerModel) {
   EXPECT_FALSE(tokenizer->applyChatTemplate({}, true).ok());
 }
 
-TEST(TokenizerTest, HandlesInvalidUtf8WithoutCrashing) {
+TEST(TokenizerTest, RejectsInvalidUtf8) {
+  // SentencePiece split such bytes into byte pieces silently (text from a
+  // terminal in Latin-1, say); it is an error, as on the tokenizer.json path.
   const Tokenizer &tokenizer = embeddedTokenizer();
-  std::string text = "a\xFF\xC3 b\x80";
-  Expected<Ids> ids = tokenizer.encode(text);
-  ASSERT_TRUE(ids.ok());
-  for (TokenId id : *ids)
-    EXPECT_LT(static_cast<std::size_t>(id), tokenizer.vocabSize());
-  EXPECT_TRUE(tokenizer.decode(*ids).ok());
+  for (std::string_view bad : {std::string_view("a\xFF\xC3 b\x80"), std::string_view("\xC3"),
+                               std::string_view("a\xED\xA0\x80z"), std::string_view("\xC0\x80")}) {
+    Expected<Ids> ids = tokenizer.encode(bad);
+    ASSERT_FALSE(ids.ok());
+    EXPECT_NE(ids.message().find("not valid UTF-8"), std::string::npos) << ids.message();
+  }
   // A lone byte piece decodes to U+FFFD rather than invalid UTF-8.
   EXPECT_TRUE(tokenizer.decode(Ids{229}).ok());
 }
