@@ -31,6 +31,8 @@ namespace {
 // model but a mistake (or a hostile --bind); refuse before enumerating them.
 constexpr int64_t kMaxArrayLength = 1 << 16;
 constexpr int64_t kMaxConcretePaths = 1 << 20;
+// How far past the end of a counted array to look for a gap in its numbering.
+constexpr int64_t kGapProbe = 64;
 
 std::optional<ast::ScalarType> scalarOf(rt::DType dtype) {
   return ast::scalarTypeFromName(rt::dtypeName(dtype));
@@ -170,6 +172,8 @@ class Binder {
  private:
   bool resolveTemplates();
   std::string tensorNameFor(size_t entry, const std::vector<int64_t>& indices) const;
+  // checkpoint tensor name -> (note, help)
+  std::map<std::string, std::pair<std::string, std::string>> elementsPastTheEnd() const;
   bool checkElementKeys();
   void solveArrayLengths();
   void solveDimensions();
@@ -326,8 +330,24 @@ void Binder::solveArrayLengths() {
         if (!any) break;
         ++count;
       }
-      bindGeneric(g->name.name, BoundValue{count, std::nullopt},
-                  "the number of `" + prefix + "` elements in the checkpoint");
+      // A gap in the numbering (layers 0, 1, 2, 4) ends the count at the gap;
+      // say so, as the tensors past it are what the user will look for.
+      std::string past;
+      for (int64_t probe = count + 1; probe <= count + kGapProbe && probe < kMaxArrayLength && past.empty(); ++probe)
+        for (size_t j = 0; j < manifest_.entries.size() && past.empty(); ++j) {
+          const manifest::ManifestEntry& other = manifest_.entries[j];
+          if (other.kind == ast::MemberKind::State || other.repeat.size() <= level) continue;
+          if (arrayPrefix(other.path, level) != prefix) continue;
+          std::vector<int64_t> indices(other.repeat.size(), 0);
+          indices[level] = probe;
+          std::string name = tensorNameFor(j, indices);
+          if (checkpoint_.find(name)) past = name;
+        }
+      std::string source = "the number of `" + prefix + "` elements in the checkpoint";
+      if (!past.empty())
+        source = "the checkpoint's `" + prefix + "` elements 0 to " + std::to_string(count - 1) + " (index " +
+                 std::to_string(count) + " is missing, though `" + past + "` exists)";
+      bindGeneric(g->name.name, BoundValue{count, std::nullopt}, source);
     }
   }
 }
@@ -660,13 +680,52 @@ void Binder::bindTensors(BoundModel& model) {
       model.weightBytes += static_cast<uint64_t>(tensor->elementCount) * scalarSize(*dtype);
     }
   }
+  std::optional<std::map<std::string, std::pair<std::string, std::string>>> pastEnd;
   for (const rt::TensorView* tensor : checkpoint_.tensors()) {
     if (used.count(tensor)) continue;
-    diagnostics_.emit(DiagnosticKind::UnexpectedTensor, Span{}, tensor->name, blockName_)
-        .note("it is in " + fileOf(checkpoint_, tensor))
-        .help("map it to a parameter path in the package's bindings.json");
+    if (!pastEnd) pastEnd = elementsPastTheEnd();
+    auto d = diagnostics_.emit(DiagnosticKind::UnexpectedTensor, Span{}, tensor->name, blockName_);
+    d.note("it is in " + fileOf(checkpoint_, tensor));
+    if (auto past = pastEnd->find(tensor->name); past != pastEnd->end())
+      d.note(past->second.first).help(past->second.second);
+    else
+      d.help("map it to a parameter path in the package's bindings.json");
     ok_ = false;
   }
+}
+
+// The tensor names of the elements just past each array's end (under index
+// 0 of the arrays around it), each with a note saying so: a checkpoint with
+// a gap in its numbering, or more elements than --bind or config.json says.
+std::map<std::string, std::pair<std::string, std::string>> Binder::elementsPastTheEnd() const {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  shape::Values values = this->values();
+  for (size_t j = 0; j < manifest_.entries.size(); ++j) {
+    const manifest::ManifestEntry& entry = manifest_.entries[j];
+    if (entry.kind == ast::MemberKind::State) continue;
+    const std::vector<shape::DimExpr>& repeat = types_[j].repeat;
+    for (size_t level = 0; level < repeat.size(); ++level) {
+      std::optional<int64_t> length = evaluateDim(repeat[level], values);
+      if (!length) continue;
+      std::string tail = " of `" + arrayPrefix(entry.path, level) + "`, which has " + std::to_string(*length) +
+                         (*length == 1 ? " element" : " elements");
+      std::string help = "the array's length and the checkpoint's elements must agree";
+      if (std::optional<shape::Atom> atom = repeat[level].asAtom())
+        if (const ast::GenericParam* g = generic(*atom))
+          if (auto source = sources_.find(g->name.name); source != sources_.end()) {
+            tail += "; `" + g->name.name + "` is " + std::to_string(*length) + " from " + source->second;
+            help = source->second.starts_with("the checkpoint's")
+                       ? "number the checkpoint's elements 0, 1, 2, ... without a gap"
+                       : "bind `" + g->name.name + "` to the checkpoint's number of elements";
+          }
+      for (int64_t probe = *length; probe < *length + kGapProbe && probe < kMaxArrayLength; ++probe) {
+        std::vector<int64_t> indices(repeat.size(), 0);
+        indices[level] = probe;
+        out.emplace(tensorNameFor(j, indices), std::pair("it would be element " + std::to_string(probe) + tail, help));
+      }
+    }
+  }
+  return out;
 }
 
 void Binder::sizeState(BoundModel& model) {
