@@ -8,7 +8,9 @@
 // guess. Shard names come from a file that may be untrusted, so they must be
 // plain file names: a name cannot reach outside the directory by itself.
 // Symbolic links are followed, because the Hugging Face cache stores shards
-// as links into a shared blob folder.
+// as links into a shared blob folder. A directory holding both
+// model.safetensors and an index is read from model.safetensors alone, as
+// transformers' from_pretrained does.
 #include "runtime/checkpoint/Checkpoint.h"
 
 #include "runtime/checkpoint/MappedFile.h"
