@@ -15,6 +15,7 @@
 #include "runtime/io/SafeTensorsWriter.h"
 #include "runtime/io/TensorLiteral.h"
 #include "runtime/io/TensorPrinter.h"
+#include "runtime/support/MemoryPolicy.h"
 
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -475,8 +476,18 @@ private:
     Expected<MappedFile> file = MappedFile::open(path);
     if (!file)
       return file.error();
-    if (file->size() > (std::size_t{1} << 30))
-      return makeError("{}: larger than 1 GiB", path);
+    // The parsed document is many times its text (each number of `[1,1,...]`
+    // a 16-byte node, vectors grown by doubling; 35 bytes a byte measured
+    // for a list of 10^7 ones), so a file whose document could pass a
+    // quarter of memory, the budget of a call's results, is refused before
+    // it is read, instead of ending in the out-of-memory killer.
+    constexpr std::size_t kDocumentBytesPerTextByte = 48;
+    MemoryCeiling ceiling = memoryCeiling();
+    if (file->size() > std::min(std::size_t{1} << 30, ceiling.bytes / 4 / kDocumentBytesPerTextByte))
+      return makeError("{}: {} of JSON could take {} once read, more than a quarter of {}, {}: give large "
+                       "tensors as @FILE.npy",
+                       path, formatByteCount(file->size()), formatByteCount(file->size() * kDocumentBytesPerTextByte),
+                       ceiling.what, formatByteCount(ceiling.bytes));
     std::string_view text(reinterpret_cast<const char *>(file->data()), file->size());
     Expected<json> root = parseStrictJson(text, path);
     if (!root)
@@ -485,9 +496,11 @@ private:
       return makeError("{}: expected {{\"calls\": [...]}}", path);
     std::filesystem::path base = std::filesystem::path(path).parent_path();
     std::vector<PlannedCall> calls;
-    const json &list = (*root)["calls"];
+    // Values are moved out of the document, not copied: a tensor literal's
+    // DOM is many times its text.
+    json &list = (*root)["calls"];
     for (std::size_t i = 0; i < list.size(); ++i) {
-      const json &c = list[i];
+      json &c = list[i];
       std::string where = fmt::format("{}: calls[{}]", path, i);
       if (!c.is_object())
         return makeError("{}: expected an object", where);
@@ -500,7 +513,7 @@ private:
       if (c.contains("args")) {
         if (!c["args"].is_object())
           return makeError("{}: `args` must be an object", where);
-        for (const auto &item : c["args"].items()) {
+        for (auto item : c["args"].items()) {
           PlannedValue value;
           if (item.value().is_null() || item.value() == "none") {
             value.none = true;
@@ -516,7 +529,7 @@ private:
               value.npyPath = npy.is_absolute() ? npy : base / npy;
             }
           } else {
-            value.literal = item.value();
+            value.literal = std::move(item.value());
           }
           call.args.emplace_back(item.key(), std::move(value));
         }
