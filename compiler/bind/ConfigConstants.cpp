@@ -86,6 +86,56 @@ const ast::ConstItem* namedConstant(const Program& program, const std::string& q
   return c;
 }
 
+// config.json's value at a dotted `path`, or null when any part is missing.
+const nlohmann::json* lookup(const nlohmann::json& config, const std::string& path) {
+  const nlohmann::json* at = &config;
+  size_t start = 0;
+  while (true) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->is_object() || !at->contains(part)) return nullptr;
+    at = &(*at)[part];
+    if (dot == std::string::npos) return at;
+    start = dot + 1;
+  }
+}
+
+// The places transformers may have written `key`: itself and, for a top-level
+// or `rope_scaling.` key, the same field of 5's `rope_parameters`.
+std::vector<std::string> placesOf(const std::string& key) {
+  std::vector<std::string> places{key};
+  const std::string scaling = "rope_scaling.";
+  if (key.find('.') == std::string::npos) places.push_back("rope_parameters." + key);
+  else if (key.compare(0, scaling.size(), scaling) == 0) places.push_back("rope_parameters." + key.substr(scaling.size()));
+  return places;
+}
+
+// JSON values equal as config.json means them: numbers as numbers (`1` is
+// `1.0`), anything else exactly.
+bool sameValue(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.is_number() && b.is_number()) return a.get<double>() == b.get<double>();
+  return a == b;
+}
+
+// Whether every pair of `condition` holds in `config` (a null value: the key
+// is absent or null).
+bool holds(const nlohmann::json& config, const ConfigCondition& condition) {
+  for (const auto& [path, expected] : condition) {
+    const nlohmann::json* raw = lookup(config, path);
+    bool missing = !raw || raw->is_null();
+    if (expected.is_null() ? !missing : (missing || !sameValue(*raw, expected))) return false;
+  }
+  return true;
+}
+
+// Reads a condition object (`{"key": value, ...}`) into `out`; false if it is
+// not an object.
+bool readCondition(const nlohmann::json& body, ConfigCondition& out) {
+  if (!body.is_object()) return false;
+  for (auto& [key, value] : body.items()) out.emplace_back(key, value);
+  return true;
+}
+
 // A config value for a message; long ones (longrope's factor lists) cut.
 std::string shown(const nlohmann::json& raw) {
   std::string text = raw.dump();
@@ -109,12 +159,22 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
   for (auto& [section, body] : json->items()) {
     if (section == "constants" && body.is_object()) {
       for (auto& [key, value] : body.items()) {
-        std::string text = value.is_string() ? value.get<std::string>() : "";
-        size_t sep = text.rfind("::");
-        if (sep == std::string::npos || sep == 0 || sep + 2 == text.size())
+        ConfigConstant entry{key, "", std::nullopt};
+        const nlohmann::json* name = &value;
+        if (value.is_object()) {
+          name = value.contains("constant") ? &value["constant"] : nullptr;
+          for (auto& [field, content] : value.items()) {
+            if (field == "absent") entry.absent = content;
+            else if (field != "constant")
+              invalid("`constants." + key + "` takes only `constant` and `absent`, found `" + field + "`");
+          }
+        }
+        entry.constant = name && name->is_string() ? name->get<std::string>() : "";
+        size_t sep = entry.constant.rfind("::");
+        if (sep == std::string::npos || sep == 0 || sep + 2 == entry.constant.size())
           invalid("`constants." + key + "` must name a constant as `module::NAME`");
         else
-          out.constants.push_back({key, text});
+          out.constants.push_back(std::move(entry));
       }
     } else if (section == "from_config" && body.is_object()) {
       for (auto& [key, value] : body.items()) {
@@ -124,10 +184,18 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
           name = value.contains("constant") ? &value["constant"] : nullptr;
           for (auto& [field, content] : value.items()) {
             if (field == "unless" && content.is_object()) {
-              for (auto& [when, expected] : content.items()) entry.unless.emplace_back(when, expected);
+              // `{"a": 1, "b": 2}`: either pair alone.
+              for (auto& [when, expected] : content.items()) entry.unless.push_back({{when, expected}});
+            } else if (field == "unless" && content.is_array()) {
+              // `[{"a": 1, "b": 2}, ...]`: every pair of one object.
+              for (const nlohmann::json& item : content) {
+                entry.unless.emplace_back();
+                if (!readCondition(item, entry.unless.back()))
+                  invalid("`from_config." + key + ".unless` must list objects of `key: value` pairs");
+              }
             } else if (field != "constant") {
-              invalid("`from_config." + key + "` takes only `constant` and an object `unless`, found `" +
-                      field + "`");
+              invalid("`from_config." + key + "` takes only `constant` and `unless` (an object, or a list of "
+                      "objects), found `" + field + "`");
             }
           }
         }
@@ -141,6 +209,28 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
         else
           out.values.push_back(std::move(entry));
       }
+    } else if (section == "requires" && body.is_array()) {
+      for (const nlohmann::json& rule : body) {
+        ConfigRequirement r;
+        bool good = rule.is_object() && rule.contains("key") && rule["key"].is_string();
+        int expectations = 0;
+        if (good) {
+          r.key = rule["key"].get<std::string>();
+          for (auto& [field, content] : rule.items()) {
+            if (field == "key") continue;
+            if (field == "is") r.is = content, ++expectations;
+            else if (field == "same_as" && content.is_string()) r.sameAs = content.get<std::string>(), ++expectations;
+            else if (field == "every") r.every = content, ++expectations;
+            else if (field == "why" && content.is_string()) r.why = content.get<std::string>();
+            else if (!(field == "when" && readCondition(content, r.when))) good = false;
+          }
+        }
+        if (!good || expectations != 1)
+          invalid("each `requires` rule is {\"key\": PATH, and one of \"is\": VALUE, \"same_as\": PATH, "
+                  "\"every\": VALUE; optionally \"when\": {PATH: VALUE, ...} and \"why\": TEXT}");
+        else
+          out.requirements.push_back(std::move(r));
+      }
     } else if (section == "rope_types" && body.is_array()) {
       out.ropeTypes.emplace();
       for (const nlohmann::json& type : body) {
@@ -148,8 +238,8 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
         else invalid("`rope_types` must list rope type names (strings)");
       }
     } else {
-      invalid("expected only the objects `constants` and `from_config` and the array `rope_types`, found `" +
-              section + "`");
+      invalid("expected only the objects `constants` and `from_config` and the arrays `requires` and "
+              "`rope_types`, found `" + section + "`");
     }
   }
   if (!ok) return std::nullopt;
@@ -191,6 +281,43 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
           .help("a checkpoint with another value needs a model whose constant says so");
       ok = false;
     }
+    // Absent, transformers takes its class default, which may not be the
+    // constant (Phi3Config's sliding_window is null: no window).
+    if (found.empty() && entry.absent && !agrees(*entry.absent, *value)) {
+      diagnostics.emit(DiagnosticKind::ConfigConstantMismatch, Span{}, entry.key,
+                       "absent (transformers then takes " + shown(*entry.absent) + ")", describe(*c, *value),
+                       entry.constant)
+          .secondary(c->name.span, "declared here")
+          .help("a checkpoint for this model states `" + entry.key + "`");
+      ok = false;
+    }
+  }
+  for (const ConfigRequirement& rule : constants.requirements) {
+    if (!holds(config, rule.when)) continue;
+    for (const std::string& place : placesOf(rule.key)) {
+      const nlohmann::json* raw = lookup(config, place);
+      if (!raw || raw->is_null()) continue;
+      std::string expected;
+      if (rule.is && !sameValue(*raw, *rule.is)) expected = shown(*rule.is);
+      if (!rule.sameAs.empty()) {
+        const nlohmann::json* other = lookup(config, rule.sameAs);
+        if (other && !other->is_null() && !sameValue(*raw, *other))
+          expected = "the value of `" + rule.sameAs + "`, " + shown(*other);
+      }
+      if (rule.every && !(raw->is_array() && std::all_of(raw->begin(), raw->end(), [&](const nlohmann::json& x) {
+                            return sameValue(x, *rule.every);
+                          })))
+        expected = "a list of " + shown(*rule.every) + " only";
+      if (expected.empty()) continue;
+      std::string condition;
+      for (const auto& [path, v] : rule.when)
+        condition += (condition.empty() ? " (with `" : ", `") + path + "` " + (v.is_null() ? "absent" : shown(v));
+      auto d = diagnostics.emit(DiagnosticKind::ConfigRequirementBroken, Span{}, place, shown(*raw),
+                                expected + (condition.empty() ? "" : condition + ")"));
+      if (!rule.why.empty()) d.note(rule.why);
+      d.help("a checkpoint with another value needs a model that computes it");
+      ok = false;
+    }
   }
   if (!constants.ropeTypes) return ok;
   const std::vector<std::string>& types = *constants.ropeTypes;
@@ -225,30 +352,6 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
 }
 
 namespace {
-
-// config.json's value at a dotted `path`, or null when any part is missing.
-const nlohmann::json* lookup(const nlohmann::json& config, const std::string& path) {
-  const nlohmann::json* at = &config;
-  size_t start = 0;
-  while (true) {
-    size_t dot = path.find('.', start);
-    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (!at->is_object() || !at->contains(part)) return nullptr;
-    at = &(*at)[part];
-    if (dot == std::string::npos) return at;
-    start = dot + 1;
-  }
-}
-
-// The places transformers may have written `key`: itself and, for a top-level
-// or `rope_scaling.` key, the same field of 5's `rope_parameters`.
-std::vector<std::string> placesOf(const std::string& key) {
-  std::vector<std::string> places{key};
-  const std::string scaling = "rope_scaling.";
-  if (key.find('.') == std::string::npos) places.push_back("rope_parameters." + key);
-  else if (key.compare(0, scaling.size(), scaling) == 0) places.push_back("rope_parameters." + key.substr(scaling.size()));
-  return places;
-}
 
 // The range of an integer dtype, as int64 (u64 is capped at INT64_MAX).
 std::pair<int64_t, int64_t> integerRange(ast::ScalarType t) {
@@ -336,12 +439,8 @@ std::optional<std::vector<BoundConstant>> resolveConfigValues(const ConfigConsta
     else bound.integer = declared->integer;
 
     bool skipped = false;
-    if (config.is_object()) {
-      for (const auto& [when, expected] : entry.unless) {
-        const nlohmann::json* raw = lookup(config, when);
-        if (raw && *raw == expected) skipped = true;
-      }
-    }
+    if (config.is_object())
+      for (const ConfigCondition& condition : entry.unless) skipped = skipped || holds(config, condition);
     std::optional<BoundConstant> chosen;
     for (const std::string& place : skipped || !config.is_object() ? std::vector<std::string>{} : placesOf(entry.key)) {
       const nlohmann::json* raw = lookup(config, place);
@@ -357,9 +456,9 @@ std::optional<std::vector<BoundConstant>> resolveConfigValues(const ConfigConsta
         break;
       }
       if (chosen && (chosen->real != candidate.real || chosen->integer != candidate.integer)) {
-        diagnostics.emit(DiagnosticKind::ConfigValueInvalid, Span{}, place, shown(*raw), entry.constant,
-                         std::string(ast::scalarTypeName(bound.dtype)))
-            .note("`" + chosen->source + "` says " + chosen->text() + "; the two must agree");
+        diagnostics.emit(DiagnosticKind::ConfigValuesDisagree, Span{}, place, shown(*raw), chosen->source,
+                         chosen->text(), entry.constant)
+            .secondary(c->name.span, "declared here");
         ok = false;
         break;
       }

@@ -6,6 +6,7 @@
 //
 //   {"constants": {"<config.json key>": "<module>::<CONST>", ...},
 //    "from_config": {"<config.json key path>": "<module>::<CONST>", ...},
+//    "requires": [{"key": "<path>", "is": <value>, ...}, ...],
 //    "rope_types": ["default", ...]}
 //
 // Every member is optional; the file is optional. Binding compares each key
@@ -43,18 +44,40 @@ namespace linnet::bind {
 struct ConfigConstant {
   std::string key;       // config.json key: "sliding_window"
   std::string constant;  // as written: "phi3.config::WINDOW"
+  // What transformers' config class takes when the key is absent, where that
+  // is not the constant (Phi3Config's sliding_window: null): compared as if
+  // written. Unset: an absent key is not checked.
+  std::optional<nlohmann::json> absent;
 };
+
+// key path -> value, all of which must hold; a null value matches an absent
+// key too.
+using ConfigCondition = std::vector<std::pair<std::string, nlohmann::json>>;
 
 // A `from_config` entry.
 struct ConfigValue {
   std::string key;       // dotted config.json path: "rope_scaling.factor"
   std::string constant;  // "llama.config::ROPE_FACTOR"
-  std::vector<std::pair<std::string, nlohmann::json>> unless;  // key path -> value
+  std::vector<ConfigCondition> unless;  // any one holding: the default holds
+};
+
+// A `requires` rule: what config.json must say for the model to compute what
+// transformers does, for keys that are no constant of the program
+// (`hidden_act` is "silu": the MLP applies SiLU). An absent or null key
+// passes (transformers' default is meant to be what the model does).
+struct ConfigRequirement {
+  std::string key;                      // dotted path, also looked up in `rope_parameters`
+  std::optional<nlohmann::json> is;     // the value, numbers compared as numbers
+  std::string sameAs;                   // or: the value of this other key, when present
+  std::optional<nlohmann::json> every;  // or: an array whose every element is this
+  ConfigCondition when;                 // checked only when all of these hold
+  std::string why;                      // for the note: what the model computes
 };
 
 struct ConfigConstants {
   std::vector<ConfigConstant> constants;
   std::vector<ConfigValue> values;
+  std::vector<ConfigRequirement> requirements;
   // The rope types the model implements; unset: not checked. An absent or
   // null `rope_scaling` is the type "default".
   std::optional<std::vector<std::string>> ropeTypes;
