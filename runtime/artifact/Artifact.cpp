@@ -36,6 +36,41 @@ std::optional<bool> cpuHas(std::string_view feature) {
   LINNET_FEATURE("avx512cd")
   LINNET_FEATURE("avx512vnni")
   LINNET_FEATURE("avx512bf16")
+  // Every other instruction-set extension the compiler (GCC 12) can ask the
+  // CPU about: an artifact built with `+avx512fp16` on a Sapphire Rapids
+  // ran into SIGILL here. Features it cannot ask about (newer ones such as
+  // `avxvnniint8`, and bookkeeping ones such as `64bit`) stay unchecked.
+  LINNET_FEATURE("sse3")
+  LINNET_FEATURE("ssse3")
+  LINNET_FEATURE("sse4.1")
+  LINNET_FEATURE("sse4a")
+  LINNET_FEATURE("popcnt")
+  LINNET_FEATURE("bmi")
+  LINNET_FEATURE("lzcnt")
+  LINNET_FEATURE("movbe")
+  LINNET_FEATURE("adx")
+  LINNET_FEATURE("aes")
+  LINNET_FEATURE("pclmul")
+  LINNET_FEATURE("sha")
+  LINNET_FEATURE("rdrnd")
+  LINNET_FEATURE("rdseed")
+  LINNET_FEATURE("f16c")
+  LINNET_FEATURE("fma4")
+  LINNET_FEATURE("xop")
+  LINNET_FEATURE("gfni")
+  LINNET_FEATURE("vaes")
+  LINNET_FEATURE("vpclmulqdq")
+  LINNET_FEATURE("avxvnni")
+  LINNET_FEATURE("avx512ifma")
+  LINNET_FEATURE("avx512vbmi")
+  LINNET_FEATURE("avx512vbmi2")
+  LINNET_FEATURE("avx512vpopcntdq")
+  LINNET_FEATURE("avx512bitalg")
+  LINNET_FEATURE("avx512vp2intersect")
+  LINNET_FEATURE("avx512fp16")
+  LINNET_FEATURE("amx-tile")
+  LINNET_FEATURE("amx-int8")
+  LINNET_FEATURE("amx-bf16")
 #undef LINNET_FEATURE
 #endif
   (void)feature;
