@@ -11,7 +11,57 @@
 
 namespace linnet::rt {
 
-Status writeFileAtomically(const std::filesystem::path &path, std::string_view bytes) {
+namespace {
+
+Status writeAll(int fd, std::string_view bytes) {
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return makeError("{}", std::strerror(errno));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return Status::success();
+}
+
+// A device, pipe or socket named as the output (`-o /dev/null`, `--out
+// /dev/stdout`) is written to, not replaced: renaming over it replaced
+// /dev/full with a regular file, and a write to it must fail as it does.
+Status writeToSpecialFile(const std::filesystem::path &path, std::string_view bytes) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return makeError("{}: cannot open: {}", path.string(), std::strerror(errno));
+  Status written = writeAll(fd, bytes);
+  if (close(fd) != 0 && written)
+    return makeError("{}: cannot close: {}", path.string(), std::strerror(errno));
+  if (!written)
+    return makeError("{}: cannot write: {}", path.string(), written.message());
+  return Status::success();
+}
+
+} // namespace
+
+Status writeFileAtomically(const std::filesystem::path &requested, std::string_view bytes) {
+  // A symbolic link is followed, so the file it names is replaced and the
+  // link stays (rename would replace the link itself).
+  std::error_code ec;
+  std::filesystem::path path = requested;
+  if (std::filesystem::is_symlink(requested, ec)) {
+    path = std::filesystem::weakly_canonical(requested, ec);
+    if (ec)
+      return makeError("{}: cannot follow the link: {}", requested.string(), ec.message());
+  }
+  struct stat existing {};
+  bool exists = stat(path.c_str(), &existing) == 0;
+  if (exists && S_ISDIR(existing.st_mode))
+    return makeError("{}: is a directory", path.string());
+  if (exists && !S_ISREG(existing.st_mode))
+    return writeToSpecialFile(path, bytes);
+  // A file that exists keeps its permission bits.
+  mode_t mode = exists ? (existing.st_mode & 07777) : 0644;
   std::filesystem::path dir = path.parent_path();
   std::string tmpl = ((dir.empty() ? std::filesystem::path(".") : dir) / ("." + path.filename().string() + ".XXXXXX"))
                          .string();
@@ -24,17 +74,12 @@ Status writeFileAtomically(const std::filesystem::path &path, std::string_view b
     unlink(tmpl.c_str());
     return makeError("{}: cannot {}: {}", path.string(), what, std::strerror(saved));
   };
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return fail("write");
-    }
-    written += static_cast<std::size_t>(n);
+  if (Status s = writeAll(fd, bytes); !s) {
+    close(fd);
+    unlink(tmpl.c_str());
+    return makeError("{}: cannot write: {}", path.string(), s.message());
   }
-  if (fchmod(fd, 0644) != 0)
+  if (fchmod(fd, mode) != 0)
     return fail("set permissions");
   if (fsync(fd) != 0)
     return fail("sync");

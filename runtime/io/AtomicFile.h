@@ -11,7 +11,11 @@
 namespace linnet::rt {
 
 // Errors name `path` and the OS reason; the temporary file is removed on
-// failure. The new file gets mode 0644 (less the umask is not applied).
+// failure. A new file gets mode 0644 (the umask is not applied); a file
+// replaced keeps its mode. A symbolic link is followed (the file it names is
+// replaced, the link stays); a device, pipe or socket is written to in place
+// (`/dev/null`; `/dev/full` fails as a write there does); a directory is an
+// error.
 Status writeFileAtomically(const std::filesystem::path &path, std::string_view bytes);
 
 } // namespace linnet::rt
