@@ -111,6 +111,10 @@ private:
 } // namespace
 
 Expected<json> parseStrictJson(std::string_view text, std::string_view sourceName) {
+  // nlohmann's lexer takes a NUL byte for the end of the input, so whatever
+  // followed one (`{}\0garbage`) was never read; JSON has no place for one.
+  if (std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+    return makeError("{}: invalid JSON: a NUL byte at offset {}", sourceName, nul);
   json document;
   StrictDocument builder(document);
   bool ok = false;

@@ -28,6 +28,12 @@ TEST(StrictJsonTest, ParsesAsNlohmannDoes) {
   }
 }
 
+TEST(StrictJsonTest, NulByteEndsNothing) {
+  // nlohmann stops at a NUL byte, so `{}` then anything was a valid document.
+  EXPECT_EQ(errorOf(std::string_view("{}\0{{{ garbage", 15)), "doc.json: invalid JSON: a NUL byte at offset 2");
+  EXPECT_EQ(errorOf(std::string_view("{\"a\": \"x\0\"}", 11)), "doc.json: invalid JSON: a NUL byte at offset 8");
+}
+
 TEST(StrictJsonTest, ManyObjectsInOneArray) {
   // Each call of a `--calls` file is an object in one array.
   std::string text = "{\"calls\": [";
