@@ -1,6 +1,8 @@
 // Loading a shared object from memory (see SharedObject.h).
 #include "runtime/artifact/SharedObject.h"
 
+#include <fmt/format.h>
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -8,6 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +30,57 @@ constexpr std::uint16_t kHostMachine = EM_AARCH64;
 #error "unsupported host architecture"
 #endif
 
+// The program headers the dynamic loader maps: each loadable segment's
+// bytes must lie inside the object, and its addresses must be mappable. The
+// loader trusts them, so a cut or altered object (inside a container whose
+// checksum was made to match) faulted in it with SIGBUS or SIGSEGV instead of
+// being refused.
+Status checkSegments(std::span<const std::byte> bytes, const Elf64_Ehdr &header, std::string_view source) {
+  auto damaged = [&](std::string_view why) {
+    return makeError("{}: the native code is damaged: {}", source, why);
+  };
+  constexpr std::uint64_t kMaxSpan = std::uint64_t{1} << 40; // far beyond any object we write
+  std::uint64_t size = bytes.size();
+  if (header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum == 0 || header.e_phnum > 256)
+    return damaged("malformed program header table");
+  std::uint64_t tableEnd = header.e_phoff + std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr);
+  if (header.e_phoff > size || tableEnd > size || tableEnd < header.e_phoff)
+    return damaged("the program header table lies outside the object");
+  std::vector<Elf64_Phdr> segments(header.e_phnum);
+  std::memcpy(segments.data(), bytes.data() + header.e_phoff, header.e_phnum * sizeof(Elf64_Phdr));
+  bool anyLoad = false;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const Elf64_Phdr &segment = segments[i];
+    if (segment.p_type == PT_NULL)
+      continue;
+    anyLoad = anyLoad || segment.p_type == PT_LOAD;
+    if (segment.p_offset > size || segment.p_filesz > size - segment.p_offset)
+      return damaged(fmt::format("segment {} reaches past the object's {} bytes", i, size));
+    if (segment.p_filesz > segment.p_memsz || segment.p_memsz > kMaxSpan || segment.p_vaddr > kMaxSpan)
+      return damaged(fmt::format("segment {} has impossible sizes or addresses", i));
+    if (segment.p_type == PT_LOAD && segment.p_align > 1 &&
+        ((segment.p_align & (segment.p_align - 1)) != 0 ||
+         segment.p_vaddr % segment.p_align != segment.p_offset % segment.p_align))
+      return damaged(fmt::format("segment {} is misaligned", i));
+  }
+  // Every other segment the loader reads or protects (the program headers,
+  // the dynamic table, RELRO) lies inside a loaded one.
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const Elf64_Phdr &inner = segments[i];
+    if (inner.p_type == PT_NULL || inner.p_type == PT_LOAD || inner.p_memsz == 0 || inner.p_type == PT_GNU_STACK)
+      continue;
+    bool inside = std::any_of(segments.begin(), segments.end(), [&](const Elf64_Phdr &load) {
+      return load.p_type == PT_LOAD && inner.p_vaddr >= load.p_vaddr &&
+             inner.p_vaddr + inner.p_memsz <= load.p_vaddr + load.p_memsz;
+    });
+    if (!inside)
+      return damaged(fmt::format("segment {} lies outside the loaded ones", i));
+  }
+  if (!anyLoad)
+    return damaged("no loadable segment");
+  return Status::success();
+}
+
 Status checkElf(std::span<const std::byte> bytes, std::string_view source) {
   if (bytes.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0)
     return makeError("{}: the native code is not an ELF file", source);
@@ -38,7 +93,7 @@ Status checkElf(std::span<const std::byte> bytes, std::string_view source) {
   if (header.e_machine != kHostMachine)
     return makeError("{}: the native code is for another machine (ELF machine {}, this host is {})", source,
                      header.e_machine, kHostMachine);
-  return Status::success();
+  return checkSegments(bytes, header, source);
 }
 
 Status writeAll(int fd, std::span<const std::byte> bytes) {

@@ -8,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <elf.h>
+
+#include <cstring>
+
 namespace linnet::rt {
 namespace {
 
@@ -336,6 +340,30 @@ TEST_F(SessionTest, LoadErrors) {
   std::filesystem::path notElf = dir_ / "notelf.lnpkg";
   ASSERT_TRUE(writeArtifact(notElf.string(), test::fakeManifest().dump(), "#!/bin/sh\necho hi\n").ok());
   EXPECT_HAS(Artifact::open(notElf).message(), "the native code is not an ELF file");
+  // A shared object cut short, or whose program headers point outside it or
+  // outside its loaded segments (inside a container whose checksum matches):
+  // refused, where the dynamic loader faulted with SIGBUS or SIGSEGV.
+  std::string object = test::fakeSharedObject();
+  auto withObject = [&](std::string bytes) {
+    std::filesystem::path path = dir_ / "damaged.lnpkg";
+    EXPECT_TRUE(writeArtifact(path.string(), test::fakeManifest().dump(), bytes).ok());
+    return Artifact::open(path);
+  };
+  EXPECT_HAS(withObject(object.substr(0, object.size() / 2)).message(), "the native code is damaged");
+  Elf64_Ehdr header;
+  std::memcpy(&header, object.data(), sizeof header);
+  for (std::uint16_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    std::size_t at = header.e_phoff + i * sizeof(Elf64_Phdr);
+    std::memcpy(&segment, object.data() + at, sizeof segment);
+    if (segment.p_type == PT_NULL || segment.p_type == PT_GNU_STACK)
+      continue;
+    std::string moved = object;
+    segment.p_vaddr += std::uint64_t{1} << 44;
+    std::memcpy(moved.data() + at, &segment, sizeof segment);
+    SCOPED_TRACE(i);
+    EXPECT_HAS(withObject(moved).message(), "the native code is damaged");
+  }
   // A file that is not there.
   EXPECT_FALSE(Artifact::open(dir_ / "absent.lnpkg").ok());
 }
