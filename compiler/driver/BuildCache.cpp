@@ -5,14 +5,14 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <vector>
 
 #include "compiler/driver/Fnv128.h"
 #include "runtime/artifact/ArtifactFile.h"
 #include "runtime/artifact/Manifest.h"
+#include "runtime/artifact/SharedObject.h"
+#include "runtime/checkpoint/MappedFile.h"
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/support/DType.h"
 
@@ -23,26 +23,25 @@ namespace {
 // Bumped whenever what goes into a key changes.
 constexpr std::string_view kKeyFormat = "linnet-build-cache/1";
 
-// A file's bytes, or nullopt if it cannot be read (absent is a fact the key
-// records, not an error: the package may have no bindings.json).
-std::optional<std::string> readWholeFile(const std::filesystem::path& path) {
+// A file's bytes, mapped (reading a file of gigabytes into a string took
+// two or three times its size in memory), or nullopt if it cannot be read
+// (absent is a fact the key records, not an error: the package may have no
+// bindings.json).
+std::optional<rt::MappedFile> mapFile(const std::filesystem::path& path) {
   // A FIFO or a device is no file of the package (reading one would block
   // or never end): absent, as the build that reads it then reports.
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(text).str();
+  rt::Expected<rt::MappedFile> file = rt::MappedFile::open(path);
+  if (!file) return std::nullopt;
+  return std::move(*file);
 }
 
 void addOptionalFile(Fnv128& hash, const std::filesystem::path& path) {
-  std::optional<std::string> text = readWholeFile(path);
+  std::optional<rt::MappedFile> file = mapFile(path);
   hash.addPart(path.string());
-  hash.addPart(text ? "present" : "absent");
-  if (text) hash.addPart(*text);
+  hash.addPart(file ? "present" : "absent");
+  if (file) hash.addPart(std::string_view(reinterpret_cast<const char*>(file->data()), file->size()));
 }
 
 // The running executable's size and mtime: cheap, and different after every
@@ -120,13 +119,13 @@ rt::Expected<std::string> buildCacheKey(const LoadedPackage& package, const Buil
 std::optional<std::string> readCachedArtifact(const std::filesystem::path& path, std::string* problem) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  std::optional<std::string> bytes = readWholeFile(path);
-  if (!bytes) {
+  std::optional<rt::MappedFile> file = mapFile(path);
+  if (!file) {
     *problem = "cannot be read";
     return std::nullopt;
   }
-  rt::Expected<rt::ArtifactContents> contents =
-      rt::splitArtifact(std::as_bytes(std::span(bytes->data(), bytes->size())), path.string());
+  // Checked where it lies, so a damaged entry of any size costs nothing.
+  rt::Expected<rt::ArtifactContents> contents = rt::splitArtifact(file->bytes(), path.string());
   if (!contents) {
     *problem = contents.message();
     return std::nullopt;
@@ -136,7 +135,11 @@ std::optional<std::string> readCachedArtifact(const std::filesystem::path& path,
     *problem = manifest.message();
     return std::nullopt;
   }
-  return bytes;
+  if (rt::Status object = rt::SharedObject::check(contents->sharedObject, path.string()); !object) {
+    *problem = object.message();
+    return std::nullopt;
+  }
+  return std::string(reinterpret_cast<const char*>(file->data()), file->size());
 }
 
 rt::Status writeCachedArtifact(const std::filesystem::path& path, const BuiltArtifact& built) {

@@ -112,6 +112,10 @@ Status writeAll(int fd, std::span<const std::byte> bytes) {
 
 } // namespace
 
+Status SharedObject::check(std::span<const std::byte> bytes, std::string_view sourceName) {
+  return checkElf(bytes, sourceName);
+}
+
 Expected<SharedObject> SharedObject::load(std::span<const std::byte> bytes, std::string_view sourceName) {
   if (Status s = checkElf(bytes, sourceName); !s)
     return s.error();

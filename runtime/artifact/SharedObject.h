@@ -31,6 +31,10 @@ class SharedObject {
 public:
   // `sourceName` prefixes messages.
   static Expected<SharedObject> load(std::span<const std::byte> bytes, std::string_view sourceName);
+  // The checks load() makes before handing the bytes to the dynamic loader
+  // (an ELF shared object for this machine, its segments inside it), alone:
+  // for a build cache deciding whether an entry must be rebuilt.
+  static Status check(std::span<const std::byte> bytes, std::string_view sourceName);
 
   SharedObject() = default;
   SharedObject(SharedObject &&other) noexcept;

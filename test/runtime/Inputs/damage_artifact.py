@@ -4,6 +4,8 @@
     damage_artifact.py flip IN OUT    one bit of the ELF program headers flipped
     damage_artifact.py abort IN OUT   the first entry's symbol renamed `abort`, with a
                                       valid checksum (docs/abi.md's container)
+    damage_artifact.py cut IN OUT     the ELF cut to half its length, with valid lengths
+                                      and checksum (the dynamic loader faulted on it)
 """
 import json
 import struct
@@ -34,5 +36,9 @@ elif mode == "abort":
     text = json.dumps(doc).encode()
     body = data[:8] + struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(so)) + so
     open(dst, "wb").write(body + struct.pack("<Q", fnv1a64(body)))
+elif mode == "cut":
+    half = so[:len(so) // 2]
+    body = data[:8] + struct.pack("<Q", m) + manifest + struct.pack("<Q", len(half)) + half
+    open(dst, "wb").write(body + struct.pack("<Q", fnv1a64(body)))
 else:
-    sys.exit("mode: flip or abort")
+    sys.exit("mode: flip, abort or cut")
