@@ -20,7 +20,19 @@ std::optional<nlohmann::json> readPackageJson(const std::string& dir, const std:
                                               bool& ok, DiagnosticEmitter& diagnostics) {
   std::filesystem::path path = std::filesystem::path(dir) / name;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  if (!std::filesystem::exists(path, ec)) {
+    // A link that leads nowhere (dangling, or a loop) is a file the package
+    // meant to have, not an absent one: without its checks.json a build ran
+    // without the argument rules.
+    if (ec || std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
+      std::error_code why;
+      (void)std::filesystem::canonical(path, why);
+      diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, path.string(),
+                       "cannot read it: " + (why ? why.message() : std::string("a link to nothing")));
+      ok = false;
+    }
+    return std::nullopt;
+  }
   if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) > kMaxFileBytes) {
     diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, path.string(),
                      "not a regular file of at most 16 MiB");
