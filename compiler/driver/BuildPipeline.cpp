@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "compiler/driver/DriverSupport.h"
+#include "compiler/driver/Fnv128.h"
 
 #if LINNET_HAVE_BACKEND
 #include <llvm/Support/raw_ostream.h>
@@ -23,6 +24,33 @@
 #endif
 
 namespace linnet::driver {
+
+namespace {
+
+// The manifest's `source.hash` (docs/abi.md): the sources' text (not their
+// paths, so a moved package keeps it), the binding (every root generic, the
+// entries' bound generics, the constants valued from config.json), the
+// entries built and the target.
+std::string buildIdentity(const SourceManager& sources, const lower::LowerInputs& inputs,
+                          const codegen::TargetOptions& target) {
+  Fnv128 hash;
+  for (FileId id = 1; id <= sources.fileCount(); ++id) hash.addPart(sources.file(id).text());
+  for (const auto& [name, value] : inputs.generics) {
+    hash.addPart(name);
+    hash.addPart(value.text());
+  }
+  for (const bind::BoundConstant& constant : inputs.constants) {
+    hash.addPart(constant.constant);
+    hash.addPart(constant.text());
+  }
+  for (const std::string& entry : inputs.entries) hash.addPart(entry);
+  hash.addPart(target.triple);
+  hash.addPart(target.cpu);
+  hash.addPart(target.features);
+  return hash.hex();
+}
+
+}  // namespace
 
 std::unique_ptr<LoadedPackage> loadPackage(const CommonOptions& common, const std::string& path, int* exitCode) {
   auto package = std::make_unique<LoadedPackage>();
@@ -186,7 +214,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
     std::cerr << "linnet: error: " << llvm::toString(so.takeError()) << "\n";
     return kExitErrors;
   }
-  artifact::ManifestSource source{options.path, root->qualifiedName(), ""};
+  artifact::ManifestSource source{options.path, root->qualifiedName(), buildIdentity(sources, inputs, target)};
   artifact::ManifestTarget manifestTarget{target.triple, target.cpu, target.features};
   artifact::EntryRequirements requirements = artifact::entryRequirements(checked, entries, inputs.generics, sources);
   out->manifestJson =
