@@ -48,6 +48,12 @@ int runAndWait(const std::vector<std::string>& argv) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return kExitErrors;
+  if (WIFSIGNALED(status)) {
+    // linnet-run prints its own errors; a death by signal prints nothing.
+    std::cerr << "linnet: error: bench: " << args[0] << " was killed by signal " << WTERMSIG(status) << " ("
+              << strsignal(WTERMSIG(status)) << ")\n";
+    return kExitErrors;
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : kExitErrors;
 }
 

@@ -6,6 +6,9 @@
                                       valid checksum (docs/abi.md's container)
     damage_artifact.py cut IN OUT     the ELF cut to half its length, with valid lengths
                                       and checksum (the dynamic loader faulted on it)
+    damage_artifact.py datasym IN OUT `prefill`'s symbol (else the first entry's) renamed to
+                                      the object's own data symbol `linnet_allocation_limit`
+                                      (a call faults)
 """
 import json
 import struct
@@ -36,9 +39,16 @@ elif mode == "abort":
     text = json.dumps(doc).encode()
     body = data[:8] + struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(so)) + so
     open(dst, "wb").write(body + struct.pack("<Q", fnv1a64(body)))
+elif mode == "datasym":
+    doc = json.loads(manifest)
+    named = [e for e in doc["entries"] if e["name"] == "prefill"] or doc["entries"][:1]
+    named[0]["symbol"] = "linnet_allocation_limit"
+    text = json.dumps(doc).encode()
+    body = data[:8] + struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(so)) + so
+    open(dst, "wb").write(body + struct.pack("<Q", fnv1a64(body)))
 elif mode == "cut":
     half = so[:len(so) // 2]
     body = data[:8] + struct.pack("<Q", m) + manifest + struct.pack("<Q", len(half)) + half
     open(dst, "wb").write(body + struct.pack("<Q", fnv1a64(body)))
 else:
-    sys.exit("mode: flip, abort or cut")
+    sys.exit("mode: flip, abort, cut or datasym")
