@@ -274,6 +274,14 @@ class ProgramBuilder {
       else diagnostics_.emit(DiagnosticKind::CannotReadPath, Span{}, path, "cannot open the file");
       return nullptr;
     }
+    // A compiled artifact given where source is expected (`linnet check
+    // model.lnpkg`) gave hundreds of lexer errors over its bytes.
+    if (sources_.file(*id).text().starts_with(std::string_view("LNPKG\0", 6))) {
+      std::string why = "it is a compiled linnet artifact, not Linnet source: run it with `linnet run` or `linnet-run`";
+      if (readError) *readError = why;
+      else diagnostics_.emit(DiagnosticKind::CannotReadPath, Span{}, path, why);
+      return nullptr;
+    }
     auto module = std::make_unique<Module>();
     Module* raw = module.get();
     modulesByKey_[key] = raw;
