@@ -426,6 +426,10 @@ void Binder::applyConfigAndDefaults() {
     if (!g) continue;
     if (!config.is_object() || !config.contains(key)) continue;
     const nlohmann::json& raw = config[key];
+    // null is transformers' "the class default" (MistralConfig writes
+    // `"head_dim": null` for hidden_size / heads): as if absent, so the
+    // value comes from the tensors or a default.
+    if (raw.is_null()) continue;
     // A dim is a JSON integer (a digit string is as malformed as `3.0`); a
     // dtype is a string (`"bfloat16"`).
     bool dim = !g->isPack && g->constraint == ast::GenericKind::Dim;
