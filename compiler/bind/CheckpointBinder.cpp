@@ -496,7 +496,8 @@ void Binder::checkConstants() {
     ok_ = false;
     return;
   }
-  if (inputs_.program && !checkConfigConstants(*constants, *inputs_.program, checkpoint_.config(), diagnostics_))
+  if (inputs_.program && !checkConfigConstants(*constants, *inputs_.program, checkpoint_.config(), diagnostics_,
+                                                   [&](const std::string& name) { return checkpoint_.find(name) != nullptr; }))
     ok_ = false;
   if (!inputs_.program) return;
   std::optional<std::vector<BoundConstant>> values =

@@ -222,12 +222,14 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
             else if (field == "same_as" && content.is_string()) r.sameAs = content.get<std::string>(), ++expectations;
             else if (field == "every") r.every = content, ++expectations;
             else if (field == "why" && content.is_string()) r.why = content.get<std::string>();
+            else if (field == "when_tensor" && content.is_string()) r.whenTensor = content.get<std::string>();
             else if (!(field == "when" && readCondition(content, r.when))) good = false;
           }
         }
         if (!good || expectations != 1)
           invalid("each `requires` rule is {\"key\": PATH, and one of \"is\": VALUE, \"same_as\": PATH, "
-                  "\"every\": VALUE; optionally \"when\": {PATH: VALUE, ...} and \"why\": TEXT}");
+                  "\"every\": VALUE; optionally \"when\": {PATH: VALUE, ...}, \"when_tensor\": NAME and "
+                  "\"why\": TEXT}");
         else
           out.requirements.push_back(std::move(r));
       }
@@ -247,7 +249,8 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
 }
 
 bool checkConfigConstants(const ConfigConstants& constants, const Program& program,
-                          const nlohmann::json& config, DiagnosticEmitter& diagnostics) {
+                          const nlohmann::json& config, DiagnosticEmitter& diagnostics,
+                          const std::function<bool(const std::string&)>& hasTensor) {
   if (!config.is_object()) return true;
   bool ok = true;
   const nlohmann::json* ropeParameters =
@@ -294,6 +297,7 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
   }
   for (const ConfigRequirement& rule : constants.requirements) {
     if (!holds(config, rule.when)) continue;
+    if (!rule.whenTensor.empty() && !(hasTensor && hasTensor(rule.whenTensor))) continue;
     for (const std::string& place : placesOf(rule.key)) {
       const nlohmann::json* raw = lookup(config, place);
       if (!raw || raw->is_null()) continue;
@@ -312,6 +316,8 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
       std::string condition;
       for (const auto& [path, v] : rule.when)
         condition += (condition.empty() ? " (with `" : ", `") + path + "` " + (v.is_null() ? "absent" : shown(v));
+      if (!rule.whenTensor.empty())
+        condition += (condition.empty() ? " (" : ", ") + std::string("as the checkpoint has `") + rule.whenTensor + "`";
       auto d = diagnostics.emit(DiagnosticKind::ConfigRequirementBroken, Span{}, place, shown(*raw),
                                 expected + (condition.empty() ? "" : condition + ")"));
       if (!rule.why.empty()) d.note(rule.why);

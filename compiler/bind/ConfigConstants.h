@@ -30,6 +30,7 @@
 // model.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,7 @@ struct ConfigRequirement {
   std::string sameAs;                   // or: the value of this other key, when present
   std::optional<nlohmann::json> every;  // or: an array whose every element is this
   ConfigCondition when;                 // checked only when all of these hold
+  std::string whenTensor;               // and, if set, when the checkpoint has this tensor
   std::string why;                      // for the note: what the model computes
 };
 
@@ -94,8 +96,10 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
 // E5109. Reports every problem; returns whether there were none. A key absent
 // from config.json is not checked: Hugging Face then uses its own default,
 // which the package's constant is meant to be.
+// `hasTensor` answers `when_tensor` conditions (null: none holds).
 bool checkConfigConstants(const ConfigConstants& constants, const Program& program,
-                          const nlohmann::json& config, DiagnosticEmitter& diagnostics);
+                          const nlohmann::json& config, DiagnosticEmitter& diagnostics,
+                          const std::function<bool(const std::string&)>& hasTensor = nullptr);
 
 // A `from_config` constant's value for one checkpoint.
 struct BoundConstant {
