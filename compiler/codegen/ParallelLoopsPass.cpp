@@ -476,13 +476,16 @@ FailureOr<SmallVector<scf::ForOp>> vectorizeInnermost(RewriterBase& rewriter, li
 // kTokens and peeled: the full blocks get static shapes (no masks, so their
 // accumulators stay in registers), the last partial block is vectorized a
 // token at a time.
-LogicalResult vectorizeTile(RewriterBase& rewriter, linalg::LinalgOp op, int64_t length, int64_t prefetch) {
+// `blockPrefetch` replaces `prefetch` where register blocks of tokens share
+// the tile's rows (TargetOptions::tileRowPrefetchBytes).
+LogicalResult vectorizeTile(RewriterBase& rewriter, linalg::LinalgOp op, int64_t length, int64_t prefetch,
+                            int64_t blockPrefetch) {
   std::optional<unsigned> rows = rowBlockedLoop(op);
   std::optional<unsigned> tokens = rows ? tokenBlockedLoop(op, *rows) : std::nullopt;
   auto plain = [&](linalg::LinalgOp tile, std::optional<unsigned> blockTokens) -> LogicalResult {
     FailureOr<SmallVector<scf::ForOp>> loops = failure();
     if (blockTokens)
-      loops = vectorizeInnermost(rewriter, tile, length, prefetch, rows, blockTokens, /*nextTile=*/true);
+      loops = vectorizeInnermost(rewriter, tile, length, blockPrefetch, rows, blockTokens, /*nextTile=*/true);
     if (failed(loops)) loops = vectorizeInnermost(rewriter, tile, length, prefetch, rows);
     if (failed(loops) && rows) loops = vectorizeInnermost(rewriter, tile, length, prefetch, std::nullopt);
     if (failed(loops)) return failure();
@@ -616,7 +619,7 @@ struct LinalgToParallelLoopsPass : impl::LinalgToParallelLoopsBase<LinalgToParal
             for (size_t i = *rows + 1; i < ranges.size(); ++i)
               pointWork = rewriter.create<arith::MulIOp>(
                   loc, pointWork, getValueOrCreateConstantIndexOp(rewriter, loc, ranges[i].size));
-            if (succeeded(vectorizeTile(rewriter, tiles->inner, vectorLength, rowPrefetchBytes))) {
+            if (succeeded(vectorizeTile(rewriter, tiles->inner, vectorLength, rowPrefetchBytes, tileRowPrefetchBytes))) {
               rewriter.eraseOp(op);
               // Threads share the tile loops that are perfectly nested
               // (parallelize clones only the innermost one's body) with

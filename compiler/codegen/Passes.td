@@ -72,6 +72,8 @@ def LinalgToParallelLoops : Pass<"linnet-linalg-to-parallel-loops"> {
            "the target has a bf16 pair dot product (AVX512-BF16 `vdpbf16ps`): an f32 sum of products of two widened bf16 operands steps over 2 x vector-length elements, and a bf16 matrix product over many tokens runs on packed panels of its weights (PackedProducts.cpp)">,
     Option<"rowPrefetchBytes", "row-prefetch-bytes", "int64_t", /*default=*/"768",
            "how far ahead the vector loop of a row-blocked reduction prefetches each of its rows (0: no prefetch; the pipeline picks it per CPU, docs/codegen.md)">,
+    Option<"tileRowPrefetchBytes", "tile-row-prefetch-bytes", "int64_t", /*default=*/"768",
+           "the same inside a cache tile, whose rows several register blocks of tokens read (decode_rows' 8 tokens); the pipeline picks it per CPU">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",

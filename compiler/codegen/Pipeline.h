@@ -38,6 +38,9 @@ struct TargetOptions {
   // How far ahead a row-blocked reduction's vector loop prefetches each row
   // (0: not at all), by the CPU's name (Pipeline.cpp says why).
   int64_t rowPrefetchBytes() const;
+  // The same inside a cache tile, where several blocks of tokens share the
+  // rows (decode_rows); Pipeline.cpp says why it differs.
+  int64_t tileRowPrefetchBytes() const;
   // The machine this process runs on: its triple, CPU name and features.
   static TargetOptions host();
   // These options with `overrides` applied: a comma-separated list of
