@@ -1,5 +1,6 @@
 // Loading a shared object from memory (see SharedObject.h).
 #include "runtime/artifact/SharedObject.h"
+#include "runtime/support/WriteAll.h"
 
 #include <fmt/format.h>
 
@@ -96,19 +97,6 @@ Status checkElf(std::span<const std::byte> bytes, std::string_view source) {
   return checkSegments(bytes, header, source);
 }
 
-Status writeAll(int fd, std::span<const std::byte> bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return makeError("{}", std::strerror(errno));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return Status::success();
-}
 
 } // namespace
 

@@ -1,31 +1,20 @@
 // Implementation of AtomicFile.h.
 #include "runtime/io/AtomicFile.h"
 
+#include "runtime/support/WriteAll.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <string>
 
 namespace linnet::rt {
 
 namespace {
-
-Status writeAll(int fd, std::string_view bytes) {
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return makeError("{}", std::strerror(errno));
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  return Status::success();
-}
 
 // A device, pipe or socket named as the output (`-o /dev/null`, `--out
 // /dev/stdout`) is written to, not replaced: renaming over it replaced
@@ -34,7 +23,7 @@ Status writeToSpecialFile(const std::filesystem::path &path, std::string_view by
   int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0)
     return makeError("{}: cannot open: {}", path.string(), std::strerror(errno));
-  Status written = writeAll(fd, bytes);
+  Status written = writeAll(fd, std::as_bytes(std::span(bytes)));
   if (close(fd) != 0 && written)
     return makeError("{}: cannot close: {}", path.string(), std::strerror(errno));
   if (!written)
@@ -74,7 +63,7 @@ Status writeFileAtomically(const std::filesystem::path &requested, std::string_v
     unlink(tmpl.c_str());
     return makeError("{}: cannot {}: {}", path.string(), what, std::strerror(saved));
   };
-  if (Status s = writeAll(fd, bytes); !s) {
+  if (Status s = writeAll(fd, std::as_bytes(std::span(bytes))); !s) {
     close(fd);
     unlink(tmpl.c_str());
     return makeError("{}: cannot write: {}", path.string(), s.message());
