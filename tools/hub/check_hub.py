@@ -111,6 +111,10 @@ def run(cmd, timeout, env=None):
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         return None, "", f"timed out after {timeout}s"
+    except OSError as e:
+        # A tool that cannot be started (missing, being relinked) is that
+        # row's failure, not the end of the table.
+        return None, "", f"cannot run {cmd[0]}: {e.strerror or e}"
 
 
 def first_error(stdout):
@@ -363,7 +367,9 @@ def run_model(linnet, model, built, outdir=None):
     code, out, err = run(cmd, BUILD_TIMEOUT_S)
     if code != 0:
         if code is None:
-            return f"- ({err})"
+            # A run that hangs or cannot start produced no output to compare:
+            # a failure, not a row without a checkpoint.
+            return f"FAIL: {err}"
         lines = [line for line in (err + out).splitlines() if line.strip()]
         text = next((line for line in lines if "error" in line), lines[0] if lines else "")
         return f"FAIL: linnet-run exit {code}: {text.strip()}"
