@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <system_error>
 
 #include "compiler/lex/Lexer.h"
@@ -243,6 +244,17 @@ class ProgramBuilder {
     while (true) {
       if (isRegularFile(absolute / kManifestName))
         return packageAt(spelledUsable ? spelled : absolute);
+      // A linnet.toml that is a directory, a FIFO or a link to nothing marks
+      // a package the build cannot read: say so, rather than only that
+      // `crate` is used outside a package.
+      fs::path manifest = absolute / kManifestName;
+      std::error_code linkError;
+      if (fs::symlink_status(manifest, linkError).type() != fs::file_type::not_found && !linkError) {
+        if (reportedManifests_.insert(manifest.string()).second)
+          diagnostics_.emit(DiagnosticKind::CannotReadPath, Span{}, manifest.string(),
+                            "a package manifest must be a readable regular file");
+        return nullptr;
+      }
       if (absolute == absolute.parent_path() || absolute.empty()) return nullptr;
       absolute = absolute.parent_path();
       if (spelledUsable) {
@@ -483,6 +495,7 @@ class ProgramBuilder {
   bool reportedNoStd_ = false;
   std::unique_ptr<Program> program_;
   std::map<std::string, Module*> modulesByKey_;
+  std::set<std::string> reportedManifests_;  // unreadable linnet.toml files, reported once
   std::map<std::string, Package*> packages_;
 };
 
