@@ -115,4 +115,29 @@ std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const 
   return out;
 }
 
+bool checkBoundsEvaluate(const EntryChecks& checks, const GenericBindings& generics,
+                         DiagnosticEmitter& diagnostics) {
+  rt::DimEnv env;
+  for (const auto& [name, value] : generics)
+    if (value.dim) env[name] = *value.dim;
+  bool ok = true;
+  for (const auto& [entry, rules] : checks)
+    for (const RangeCheck& rule : rules)
+      for (auto [key, bound] : {std::pair{"min", &rule.min}, std::pair{"max", &rule.max}}) {
+        if (!*bound) continue;
+        rt::Expected<rt::DimExpr> expr = rt::DimExpr::parse(**bound);
+        if (!expr.ok()) continue;  // reported when read
+        std::vector<std::string> names = expr->names();
+        if (!std::all_of(names.begin(), names.end(), [&](const std::string& n) { return env.count(n) != 0; }))
+          continue;  // an entry's dim: known at the call
+        rt::Expected<std::int64_t> value = expr->evaluate(env);
+        if (value.ok()) continue;
+        diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, "checks.json",
+                         "`" + entry + "`, argument `" + rule.arg + "`: `" + key + "` \"" + **bound +
+                             "\" cannot be evaluated with the bound generics: " + value.message());
+        ok = false;
+      }
+  return ok;
+}
+
 }  // namespace linnet::bind

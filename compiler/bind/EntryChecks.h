@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/bind/GenericValues.h"
 #include "compiler/diagnostics/DiagnosticEmitter.h"
 #include "compiler/parse/AST.h"
 
@@ -43,5 +44,12 @@ using EntryChecks = std::map<std::string, std::vector<RangeCheck>>;
 // the entry's dims or a Dim generic of `root`. nullopt after reporting.
 std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const ast::BlockItem& root,
                                            std::string_view blockName, DiagnosticEmitter& diagnostics);
+
+// Evaluates every bound that names only root generics with their bound
+// values (`Vocab / 0`, `9223372036854775807 + Vocab`): one that cannot be
+// evaluated would fail every call, so it is the package's mistake (E5102)
+// at binding. Returns whether all could.
+bool checkBoundsEvaluate(const EntryChecks& checks, const GenericBindings& generics,
+                         DiagnosticEmitter& diagnostics);
 
 }  // namespace linnet::bind

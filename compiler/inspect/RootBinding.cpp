@@ -170,6 +170,7 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
     if (checked && !bind::checkRequirements(*checked, *root.block, root.qualifiedName(), *result.generics,
                                             diagnostics))
       return std::nullopt;
+    if (!bind::checkBoundsEvaluate(result.checks, *result.generics, diagnostics)) return std::nullopt;
     return result;
   }
 
@@ -192,6 +193,7 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
   result.model = bind::bindCheckpoint(inputs, diagnostics);
   if (!result.model) return std::nullopt;
   result.generics = result.model->generics;
+  if (!bind::checkBoundsEvaluate(result.checks, *result.generics, diagnostics)) return std::nullopt;
   return result;
 }
 
