@@ -8,9 +8,9 @@
 #include <iostream>
 
 #include "compiler/driver/DriverSupport.h"
-#include "compiler/driver/Fnv128.h"
 
 #if LINNET_HAVE_BACKEND
+#include "compiler/driver/Fnv128.h"
 #include <llvm/Support/raw_ostream.h>
 #include <mlir/IR/Diagnostics.h>
 #include <mlir/IR/DialectRegistry.h>
@@ -25,12 +25,12 @@
 
 namespace linnet::driver {
 
+#if LINNET_HAVE_BACKEND
 namespace {
 
 // The manifest's `source.hash` (docs/abi.md): the sources' text (not their
-// paths, so a moved package keeps it), the binding (every root generic, the
-// entries' bound generics, the constants valued from config.json), the
-// entries built and the target.
+// paths, so a moved package keeps it), the binding (every root generic and
+// the constants valued from config.json), the entries built and the target.
 std::string buildIdentity(const SourceManager& sources, const lower::LowerInputs& inputs,
                           const codegen::TargetOptions& target) {
   Fnv128 hash;
@@ -51,6 +51,7 @@ std::string buildIdentity(const SourceManager& sources, const lower::LowerInputs
 }
 
 }  // namespace
+#endif
 
 std::unique_ptr<LoadedPackage> loadPackage(const CommonOptions& common, const std::string& path, int* exitCode) {
   auto package = std::make_unique<LoadedPackage>();
