@@ -233,6 +233,7 @@ class Binder {
   std::vector<const std::vector<ElementBinding>*> elements_;  // per manifest entry; null: none
   BoundModel model_;
   std::map<std::string, std::string> sources_;  // generic -> where its value came from
+  std::set<std::string> countedToAGap_;         // array lengths whose count stopped at a gap
   bool ok_ = true;
 };
 
@@ -314,39 +315,34 @@ void Binder::solveArrayLengths() {
       std::optional<shape::Atom> length = types_[i].repeat[level].asAtom();
       const ast::GenericParam* g = length ? generic(*length) : nullptr;
       if (!g || isBound(g->name.name)) continue;
-      // Count over every non-state entry of the same array.
+      // The first tensor the checkpoint holds at index `at` of this array,
+      // over every non-state entry of it; "" when none.
       std::string prefix = arrayPrefix(entry.path, level);
-      int64_t count = 0;
-      while (count < kMaxArrayLength) {
-        bool any = false;
-        for (size_t j = 0; j < manifest_.entries.size() && !any; ++j) {
+      auto tensorAt = [&](int64_t at) -> std::string {
+        for (size_t j = 0; j < manifest_.entries.size(); ++j) {
           const manifest::ManifestEntry& other = manifest_.entries[j];
           if (other.kind == ast::MemberKind::State || other.repeat.size() <= level) continue;
           if (arrayPrefix(other.path, level) != prefix) continue;
           std::vector<int64_t> indices(other.repeat.size(), 0);
-          indices[level] = count;
-          any = checkpoint_.find(tensorNameFor(j, indices)) != nullptr;
+          indices[level] = at;
+          std::string name = tensorNameFor(j, indices);
+          if (checkpoint_.find(name)) return name;
         }
-        if (!any) break;
-        ++count;
-      }
+        return "";
+      };
+      int64_t count = 0;
+      while (count < kMaxArrayLength && !tensorAt(count).empty()) ++count;
       // A gap in the numbering (layers 0, 1, 2, 4) ends the count at the gap;
       // say so, as the tensors past it are what the user will look for.
       std::string past;
       for (int64_t probe = count + 1; probe <= count + kGapProbe && probe < kMaxArrayLength && past.empty(); ++probe)
-        for (size_t j = 0; j < manifest_.entries.size() && past.empty(); ++j) {
-          const manifest::ManifestEntry& other = manifest_.entries[j];
-          if (other.kind == ast::MemberKind::State || other.repeat.size() <= level) continue;
-          if (arrayPrefix(other.path, level) != prefix) continue;
-          std::vector<int64_t> indices(other.repeat.size(), 0);
-          indices[level] = probe;
-          std::string name = tensorNameFor(j, indices);
-          if (checkpoint_.find(name)) past = name;
-        }
+        past = tensorAt(probe);
       std::string source = "the number of `" + prefix + "` elements in the checkpoint";
-      if (!past.empty())
+      if (!past.empty()) {
         source = "the checkpoint's `" + prefix + "` elements 0 to " + std::to_string(count - 1) + " (index " +
                  std::to_string(count) + " is missing, though `" + past + "` exists)";
+        countedToAGap_.insert(g->name.name);
+      }
       bindGeneric(g->name.name, BoundValue{count, std::nullopt}, source);
     }
   }
@@ -719,7 +715,7 @@ std::map<std::string, std::pair<std::string, std::string>> Binder::elementsPastT
         if (const ast::GenericParam* g = generic(*atom))
           if (auto source = sources_.find(g->name.name); source != sources_.end()) {
             tail += "; `" + g->name.name + "` is " + std::to_string(*length) + " from " + source->second;
-            help = source->second.starts_with("the checkpoint's")
+            help = countedToAGap_.count(g->name.name)
                        ? "number the checkpoint's elements 0, 1, 2, ... without a gap"
                        : "bind `" + g->name.name + "` to the checkpoint's number of elements";
           }

@@ -26,12 +26,11 @@ std::string inputAt(const LoadedPackage& package, const BuildOptions& options) {
   for (FileId id = 1; id <= package.sources.fileCount(); ++id)
     if (fs::equivalent(output, package.sources.file(id).path(), ec))
       return "the source file `" + package.sources.file(id).path() + "`";
-  for (const std::string& dir : {options.path, options.checkpoint}) {
-    if (dir.empty() || !fs::is_directory(dir, ec)) continue;
-    fs::path parent = fs::weakly_canonical(output, ec).parent_path();
-    if (!ec && fs::equivalent(parent, dir, ec) && fs::weakly_canonical(output, ec).extension() != ".lnpkg")
+  fs::path resolved = fs::weakly_canonical(output, ec);
+  if (ec || resolved.extension() == ".lnpkg") return "";
+  for (const std::string& dir : {options.path, options.checkpoint})
+    if (!dir.empty() && fs::is_directory(dir, ec) && fs::equivalent(resolved.parent_path(), dir, ec))
       return "a file of `" + dir + "`";
-  }
   return "";
 }
 

@@ -21,6 +21,7 @@
 #include "compiler/modules/Toml.h"
 #include "compiler/modules/Program.h"
 #include "compiler/parse/Parser.h"
+#include "runtime/artifact/ArtifactFile.h"
 
 namespace linnet {
 
@@ -288,7 +289,7 @@ class ProgramBuilder {
     }
     // A compiled artifact given where source is expected (`linnet check
     // model.lnpkg`) gave hundreds of lexer errors over its bytes.
-    if (sources_.file(*id).text().starts_with(std::string_view("LNPKG\0", 6))) {
+    if (sources_.file(*id).text().starts_with(std::string_view(rt::kArtifactMagic, sizeof rt::kArtifactMagic))) {
       std::string why = "it is a compiled linnet artifact, not Linnet source: run it with `linnet run` or `linnet-run`";
       if (readError) *readError = why;
       else diagnostics_.emit(DiagnosticKind::CannotReadPath, Span{}, path, why);

@@ -1,5 +1,6 @@
 // Loading a shared object from memory (see SharedObject.h).
 #include "runtime/artifact/SharedObject.h"
+
 #include "runtime/support/WriteAll.h"
 
 #include <fmt/format.h>
@@ -12,12 +13,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <vector>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <utility>
+#include <vector>
 
 namespace linnet::rt {
 
@@ -96,7 +97,6 @@ Status checkElf(std::span<const std::byte> bytes, std::string_view source) {
                      header.e_machine, kHostMachine);
   return checkSegments(bytes, header, source);
 }
-
 
 } // namespace
 

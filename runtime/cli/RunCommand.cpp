@@ -481,9 +481,11 @@ private:
     // for a list of 10^7 ones), so a file whose document could pass a
     // quarter of memory, the budget of a call's results, is refused before
     // it is read, instead of ending in the out-of-memory killer.
+    if (file->size() > (std::size_t{1} << 30))
+      return makeError("{}: larger than 1 GiB", path);
     constexpr std::size_t kDocumentBytesPerTextByte = 48;
     MemoryCeiling ceiling = memoryCeiling();
-    if (file->size() > std::min(std::size_t{1} << 30, ceiling.bytes / 4 / kDocumentBytesPerTextByte))
+    if (file->size() > ceiling.bytes / 4 / kDocumentBytesPerTextByte)
       return makeError("{}: {} of JSON could take {} once read, more than a quarter of {}, {}: give large "
                        "tensors as @FILE.npy",
                        path, formatByteCount(file->size()), formatByteCount(file->size() * kDocumentBytesPerTextByte),
