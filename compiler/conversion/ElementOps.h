@@ -17,5 +17,12 @@ mlir::Value emitUnary(mlir::OpBuilder& b, mlir::Location loc, dialect::UnaryKind
                       bool isUnsigned = false);
 mlir::Value emitCast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type to,
                      bool fromUnsigned, bool toUnsigned);
+// A reduction's starting value in `t` (0, 1, -inf/+inf or the integer
+// extremes, false/true) and one step of it, as the reductions of both
+// places accumulate.
+mlir::Value emitReductionIdentity(mlir::OpBuilder& b, mlir::Location loc, dialect::ReductionKind kind, mlir::Type t,
+                                  bool isUnsigned);
+mlir::Value emitReductionCombine(mlir::OpBuilder& b, mlir::Location loc, dialect::ReductionKind kind,
+                                 bool isUnsigned, mlir::Value acc, mlir::Value v);
 
 }  // namespace linnet::conversion

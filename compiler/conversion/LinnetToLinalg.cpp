@@ -304,9 +304,7 @@ Value emitCast(OpBuilder& b, Location loc, Value x, Type to, bool fromUnsigned, 
   return emitFloatToInt(b, loc, x, cast<IntegerType>(to), toUnsigned);
 }
 
-namespace {
-
-Value reductionIdentity(OpBuilder& b, Location loc, ReductionKind kind, Type t, bool isUnsigned) {
+Value emitReductionIdentity(OpBuilder& b, Location loc, ReductionKind kind, Type t, bool isUnsigned) {
   if (auto ft = dyn_cast<FloatType>(t)) {
     const llvm::fltSemantics& sem = ft.getFloatSemantics();
     switch (kind) {
@@ -330,7 +328,7 @@ Value reductionIdentity(OpBuilder& b, Location loc, ReductionKind kind, Type t, 
   }
 }
 
-Value reductionCombine(OpBuilder& b, Location loc, ReductionKind kind, bool isUnsigned, Value acc,
+Value emitReductionCombine(OpBuilder& b, Location loc, ReductionKind kind, bool isUnsigned, Value acc,
                        Value v) {
   switch (kind) {
     case ReductionKind::none: return v;
@@ -343,6 +341,8 @@ Value reductionCombine(OpBuilder& b, Location loc, ReductionKind kind, bool isUn
   }
   return v;
 }
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Tensor helpers
@@ -735,7 +735,7 @@ Value reductionInit(OpBuilder& b, Location loc, RankedTensorType type, ValueRang
                     ReductionKind kind, bool isUnsigned) {
   Value init = b.create<tensor::EmptyOp>(loc, type, dynamicSizes);
   if (kind == ReductionKind::none) return init;
-  Value identity = reductionIdentity(b, loc, kind, type.getElementType(), isUnsigned);
+  Value identity = emitReductionIdentity(b, loc, kind, type.getElementType(), isUnsigned);
   return b.create<linalg::FillOp>(loc, identity, init).getResult(0);
 }
 
@@ -770,7 +770,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         loc, TypeRange{type}, ValueRange{x}, ValueRange{init}, maps, iterators,
         [&](OpBuilder& b, Location l, ValueRange args) {
           Value v = emitCast(b, l, args[0], element, isUnsigned, isUnsigned);
-          b.create<linalg::YieldOp>(l, reductionCombine(b, l, kind, isUnsigned, args[1], v));
+          b.create<linalg::YieldOp>(l, emitReductionCombine(b, l, kind, isUnsigned, args[1], v));
         });
     rewriter.replaceOp(op, generic.getResult(0));
     return success();
@@ -855,7 +855,7 @@ struct NotationLowering : OpConversionPattern<NotationOp> {
 
     auto yield = cast<YieldOp>(block->back());
     rewriter.setInsertionPoint(yield);
-    Value value = reductionCombine(rewriter, yield.getLoc(), kind, isUnsigned,
+    Value value = emitReductionCombine(rewriter, yield.getLoc(), kind, isUnsigned,
                                    block->getArguments().back(), yield.getValue());
     rewriter.replaceOpWithNewOp<linalg::YieldOp>(yield, value);
     rewriter.replaceOp(op, generic.getResult(0));

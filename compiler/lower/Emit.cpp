@@ -170,6 +170,16 @@ mlir::Value scalarBinary(mlir::OpBuilder& b, mlir::Location loc, BinaryKind kind
   return conversion::emitBinary(b, loc, toDialect(kind), isUnsigned, lhs, rhs);
 }
 
+mlir::Value scalarReductionIdentity(mlir::OpBuilder& b, mlir::Location loc, ReduceKind kind, mlir::Type t,
+                                    bool isUnsigned) {
+  return conversion::emitReductionIdentity(b, loc, toDialect(kind), t, isUnsigned);
+}
+
+mlir::Value scalarReductionCombine(mlir::OpBuilder& b, mlir::Location loc, ReduceKind kind, mlir::Value acc,
+                                   mlir::Value v, bool isUnsigned) {
+  return conversion::emitReductionCombine(b, loc, toDialect(kind), isUnsigned, acc, v);
+}
+
 mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x,
                         bool isUnsigned) {
   return conversion::emitUnary(b, loc, toDialect(kind), x, isUnsigned);

@@ -76,6 +76,12 @@ mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, 
                         bool isUnsigned = false);
 mlir::Value scalarCast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type to,
                        bool unsignedIn, bool unsignedOut);
+// A reduction's starting value in `t`, and one step of it (an element
+// reduced one at a time in a notation body).
+mlir::Value scalarReductionIdentity(mlir::OpBuilder& b, mlir::Location loc, ReduceKind kind, mlir::Type t,
+                                    bool isUnsigned);
+mlir::Value scalarReductionCombine(mlir::OpBuilder& b, mlir::Location loc, ReduceKind kind, mlir::Value acc,
+                                   mlir::Value v, bool isUnsigned);
 // A rank-0 tensor holding `scalar`.
 mlir::Value scalarTensor(mlir::OpBuilder& b, mlir::Location loc, mlir::Value scalar);
 

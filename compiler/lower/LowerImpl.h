@@ -184,6 +184,9 @@ struct NotationState {
   // Each index variable (by its declaring identifier) -> its loop dims (a
   // pack index has several).
   std::map<SpanKey, std::vector<unsigned>> dims;
+  // The indices of a reduction reduced inside the body one element at a
+  // time (lowerReductionPerElement): its loops' induction variables.
+  std::map<SpanKey, std::vector<mlir::Value>> scalarIndices;
   std::vector<std::optional<shape::DimExpr>> extents;  // per loop dim, once known
   mlir::Block* body = nullptr;
   unsigned loopCount = 0;
@@ -296,6 +299,7 @@ class Lowerer {
   // ---- index notation (LowerNotation.cpp) ----
   Result lowerComprehension(const ast::LetComprehensionStmt* s);
   Result lowerReduction(const ast::ReductionExpr* r);
+  Result lowerReductionPerElement(const ast::ReductionExpr* r);
   struct NotationOutput {
     SpanKey key;                         // the index variable's declaration
     std::vector<shape::DimExpr> extents;  // one per loop dim (a pack has several)

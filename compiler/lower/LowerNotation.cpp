@@ -96,21 +96,28 @@ Result Lowerer::lowerComprehension(const ast::LetComprehensionStmt* s) {
   return lowerNotation(outputs, s->value, domains, s->name.span);
 }
 
+// Whether `v` is defined in `block` or in an op nested there.
+static bool definedIn(mlir::Value v, mlir::Block* block) {
+  for (mlir::Block* b = v ? v.getParentBlock() : nullptr; b;) {
+    if (b == block) return true;
+    mlir::Operation* parent = b->getParentOp();
+    b = parent ? parent->getBlock() : nullptr;
+  }
+  return false;
+}
+
+static bool definedIn(const Val& v, mlir::Block* block) {
+  if (definedIn(v.value, block)) return true;
+  return llvm::any_of(v.elements, [&](const Val& part) { return definedIn(part, block); });
+}
+
 // Whether `op` or an op nested in it uses a value defined in `block` or in an
 // op nested there.
 static bool usesValuesOf(mlir::Operation* op, mlir::Block* block) {
-  auto inside = [&](mlir::Value v) {
-    for (mlir::Block* b = v.getParentBlock(); b;) {
-      if (b == block) return true;
-      mlir::Operation* parent = b->getParentOp();
-      b = parent ? parent->getBlock() : nullptr;
-    }
-    return false;
-  };
   bool found = false;
   op->walk([&](mlir::Operation* nested) {
     for (mlir::Value v : nested->getOperands())
-      if (inside(v)) {
+      if (definedIn(v, block)) {
         found = true;
         return mlir::WalkResult::interrupt();
       }
@@ -127,17 +134,35 @@ Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
     // reduction uses, read back at those indices.
     NotationState& outer = *notation_;
     std::set<SpanKey> used;
+    bool perElementIndex = false;  // over a per-element value or index
     const Module& m = module();
     ast::forEachExpr(r->body, [&](const ast::Expr* x) {
       auto note = [&](const Symbol* sym) {
-        if (sym && sym->kind == SymbolKind::IndexVariable && outer.dims.count(keyOf(sym->declSpan)))
-          used.insert(keyOf(sym->declSpan));
+        // A name for a value the enclosing body computes per element (a
+        // parameter of a function called there, a local of one).
+        if (sym && (sym->kind == SymbolKind::Param || sym->kind == SymbolKind::Local)) {
+          const Frame& f = frame();
+          if (sym->kind == SymbolKind::Local) {
+            auto it = f.locals.find(keyOf(sym->declSpan));
+            if (it != f.locals.end() && definedIn(it->second, outer.body)) perElementIndex = true;
+          } else if (f.item) {
+            for (size_t i = 0; i < f.item->params.size() && i < f.params.size(); ++i)
+              if (&f.item->params[i] == sym->param && definedIn(f.params[i], outer.body)) perElementIndex = true;
+          }
+          return;
+        }
+        if (!sym || sym->kind != SymbolKind::IndexVariable) return;
+        if (outer.dims.count(keyOf(sym->declSpan))) used.insert(keyOf(sym->declSpan));
+        if (outer.scalarIndices.count(keyOf(sym->declSpan))) perElementIndex = true;
       };
       if (auto* n = ast::as<ast::NameExpr>(x)) note(m.symbolOf(n->name));
       if (auto* a = ast::as<ast::IndexExpr>(x))
         for (const ast::IndexComponent& c : a->components)
           if (c.kind == ast::IndexComponentKind::Pack) note(m.symbolOf(c.pack));
     });
+    // Over a value the enclosing body computes per element, or inside a
+    // reduction already reduced per element, over its index.
+    if (perElementIndex) return lowerReductionPerElement(r);
     // In the enclosing loop order.
     std::vector<std::pair<unsigned, SpanKey>> order;
     for (const SpanKey& k : used) order.push_back({outer.dims.at(k).front(), k});
@@ -157,12 +182,10 @@ Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
     if (!inner) return std::nullopt;
     // The reduction is computed before the enclosing notation; a value the
     // enclosing body computes per element (a parameter of a function called
-    // there) does not exist yet. Such a reduction would have to run inside
-    // the body, one element at a time: not done yet.
+    // there) does not exist there: it is reduced inside the body instead.
     if (mlir::Operation* op = inner->value.getDefiningOp(); op && usesValuesOf(op, outer.body)) {
       op->erase();
-      return unsupported(r->span, "a reduction over a value computed per element of the enclosing index "
-                                  "notation (a parameter of a function called there)");
+      return lowerReductionPerElement(r);
     }
     auto arg = addNotationInput(inner->value, mlir::AffineMap::get(outer.loopCount, 0, exprs, &context_));
     if (!arg) return std::nullopt;
@@ -171,6 +194,69 @@ Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
   if (!indexDomains(r, domains)) return std::nullopt;
   auto v = lowerNotation(outputs, r, domains, r->span);
   return v;
+}
+
+// A reduction inside a notation body over a value that body computes per
+// element (a parameter of a function called there), or over the index of
+// such a reduction: reduced in the body, one element at a time, by an
+// `scf.for` per axis of its indices carrying the accumulator. Scalar code,
+// and the body runs once per element of the enclosing notation; a reduction
+// that can be computed before the notation is (lowerReduction).
+Result Lowerer::lowerReductionPerElement(const ast::ReductionExpr* r) {
+  NotationState& n = *notation_;
+  const Module& m = module();
+  mlir::Location at = loc(r->span);
+  check::Type t = typeOf(r);
+  auto dt = t.isTensor() ? concreteDType(t.dtype(), r->span) : std::nullopt;
+  if (!dt) return unsupported(r->span, "this reduction");
+  std::map<SpanKey, std::vector<shape::DimExpr>> domains;
+  if (!indexDomains(r, domains)) return std::nullopt;
+  struct Axis {
+    SpanKey key;
+    mlir::Value extent;
+  };
+  std::vector<Axis> axes;
+  for (const ast::Ident& i : r->indices) {
+    const Symbol* sym = m.symbolOf(i);
+    SpanKey key = keyOf(sym ? sym->declSpan : i.span);
+    auto it = domains.find(key);
+    if (it == domains.end())
+      return unsupported(i.span, fmt::format("the index `{}`, which subscripts no tensor,", i.name));
+    for (const shape::DimExpr& d : it->second) {
+      auto extent = outsideNotation([&] { return dimValue(d, i.span); });
+      if (!extent) return std::nullopt;
+      axes.push_back({key, *extent});
+    }
+  }
+  bool isUnsigned = isUnsignedScalar(*dt);
+  ReduceKind kind = reduceKind(r->reduction);
+  mlir::Value zero = builder_.create<mlir::arith::ConstantIndexOp>(at, 0);
+  mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(at, 1);
+  mlir::Value acc = emit::scalarReductionIdentity(builder_, at, kind, elementType(*dt), isUnsigned);
+  std::vector<mlir::scf::ForOp> loops;
+  for (const Axis& a : axes) {
+    auto loop = builder_.create<mlir::scf::ForOp>(at, zero, a.extent, one, mlir::ValueRange{acc});
+    loops.push_back(loop);
+    builder_.setInsertionPointToStart(loop.getBody());
+    acc = loop.getRegionIterArgs().front();
+    n.scalarIndices[a.key].push_back(loop.getInductionVar());
+  }
+  auto v = lowerExpr(r->body);
+  std::optional<mlir::Value> element = v ? asElement(*v, *dt, r->body->span) : std::nullopt;
+  for (const Axis& a : axes) n.scalarIndices.erase(a.key);
+  if (!element) {
+    builder_.setInsertionPointAfter(loops.front());
+    loops.front().erase();
+    return std::nullopt;
+  }
+  mlir::Value next = emit::scalarReductionCombine(builder_, at, kind, acc, *element, isUnsigned);
+  for (size_t i = loops.size(); i-- > 0;) {
+    builder_.setInsertionPointToEnd(loops[i].getBody());
+    builder_.create<mlir::scf::YieldOp>(at, next);
+    next = loops[i].getResult(0);
+  }
+  builder_.setInsertionPointAfter(loops.front());
+  return Val::element(next, check::Type::scalar(t.dtype()));
 }
 
 Result Lowerer::lowerNotation(const std::vector<NotationOutput>& outputs, const ast::Expr* valueExpr,
@@ -291,6 +377,7 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
   bool affine = true;
   struct Part {
     std::vector<unsigned> dims;
+    std::vector<mlir::Value> scalarIndices;  // of a reduction reduced per element
     const ast::Expr* value = nullptr;
   };
   std::vector<Part> parts;
@@ -303,7 +390,10 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
     } else {
       return unsupported(c.span, "a slice or `...` in index notation");
     }
-    if (sym && sym->kind == SymbolKind::IndexVariable) {
+    if (sym && sym->kind == SymbolKind::IndexVariable && n.scalarIndices.count(keyOf(sym->declSpan))) {
+      p.scalarIndices = n.scalarIndices.at(keyOf(sym->declSpan));
+      affine = false;
+    } else if (sym && sym->kind == SymbolKind::IndexVariable) {
       auto it = n.dims.find(keyOf(sym->declSpan));
       if (it == n.dims.end()) return unsupported(c.span, "this index variable");
       p.dims = it->second;
@@ -329,6 +419,7 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
   mlir::Value empty;
   for (const Part& p : parts) {
     for (unsigned d : p.dims) indices.push_back(n.body->getArgument(d));
+    indices.insert(indices.end(), p.scalarIndices.begin(), p.scalarIndices.end());
     if (!p.value) continue;
     auto v = lowerExpr(p.value);
     if (!v) return std::nullopt;

@@ -498,6 +498,43 @@ def loops_in_notation(rng):
 
 
 @program
+def reductions_per_element(rng):
+    products = {"rel": 0.0, "abs": 0.0,
+                "why": "exact: products of multiples of 1/4 are multiples of 1/16, and their small sums are exact in f32"}
+    calls = []
+    for n, k in [(3, 4), (2, 0), (0, 3)]:
+        x, w = dyadic(rng, (n,)), dyadic(rng, (k,))
+        calls.append(call("scaled", {"x": x, "w": w}, result(x * w.sum(), "f32", products), bind={"N": n, "K": k}))
+    x, m = dyadic(rng, (3,)), dyadic(rng, (2, 4))
+    calls.append(call("clipped", {"x": x, "m": m},
+                      result(np.array([np.minimum(m, v).max() for v in x]), "f32", EXACT)))
+    x, m = dyadic(rng, (3,)), dyadic(rng, (2, 3))
+    calls.append(call("peaks", {"x": x, "m": m},
+                      result(np.array([(m * v).max(axis=1).sum() for v in x]), "f32", products)))
+    xs = rng.integers(-5, 6, size=5).astype(np.int32)
+    for n in (4, 0):
+        x = rng.integers(-6, 7, size=n).astype(np.int32)
+        calls.append(call("below", {"x": x, "xs": xs},
+                          result(np.array([(xs < v).sum() for v in x], dtype=np.int32), "i32"), bind={"N": n}))
+    xs3 = np.array([2, -1, 2], dtype=np.int32)
+    x4 = np.array([2, 0, -1, 5], dtype=np.int32)
+    calls.append(call("found", {"x": x4, "xs": xs3}, result(np.array([(xs3 == v).any() for v in x4]), "bool")))
+    x, w = dyadic(rng, (3,)), dyadic(rng, (2,))
+    calls.append(call("local", {"x": x, "w": w}, result(x * 2.0 * w.sum(), "f32", products)))
+    w_pos = f32([1.0, 0.5])
+    calls.append(call("hoisted", {"x": x, "w": w_pos}, result(x / w_pos.sum(), "f32", REORDERED)))
+    acc = x.astype(np.float64)
+    for _ in range(2):
+        acc = acc + w.sum() * acc
+    calls.append(call("in_loop", {"x": x, "w": w}, result(acc, "f32", products)))
+    xb, wb = dyadic(rng, (2,)), dyadic(rng, (3,))
+    prods = bf16_round(xb[:, None] * wb[None, :])
+    calls.append(call("wide", {"x": xb, "w": wb},
+                      result(prods.sum(axis=1), "f32", products)))
+    return calls
+
+
+@program
 def scans(rng):
     x = dyadic(rng, (3,))
     xi = rng.integers(-9, 10, size=2).astype(np.int32)
