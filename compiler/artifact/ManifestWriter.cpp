@@ -60,8 +60,8 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
     entry["state"] = e.writesState ? "write" : e.readsState ? "read" : "none";
     if (auto rules = checks.find(e.name); rules != checks.end() && !rules->second.empty()) {
       entry["checks"] = nlohmann::json::array();
-      for (const bind::RangeCheck& c : rules->second) {
-        nlohmann::json rule = {{"arg", c.arg}, {"kind", "range"}};
+      for (const bind::ValueRule& c : rules->second) {
+        nlohmann::json rule = {{"arg", c.arg}, {"kind", c.kind}};
         if (c.min) rule["min"] = *c.min;
         if (c.max) rule["max"] = *c.max;
         entry["checks"].push_back(rule);

@@ -70,9 +70,10 @@ std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const 
           invalid(at + " has the unknown key `" + key + "` (expected arg, kind, min, max)");
           good = false;
         }
-      if (!rule.contains("kind") || rule["kind"] != "range") {
+      std::string kind = rule.contains("kind") && rule["kind"].is_string() ? rule["kind"].get<std::string>() : "";
+      if (kind != "range" && kind != "distinct") {
         invalid(at + ": unknown check kind " + (rule.contains("kind") ? rule["kind"].dump() : "(none)") +
-                " (the one kind is \"range\")");
+                " (the kinds are \"range\" and \"distinct\")");
         good = false;
       }
       std::string arg = rule.contains("arg") && rule["arg"].is_string() ? rule["arg"].get<std::string>() : "";
@@ -85,7 +86,7 @@ std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const 
         invalid(at + ": `" + arg + "` is a bool, which has no range");
         good = false;
       }
-      RangeCheck check{arg, std::nullopt, std::nullopt};
+      ValueRule check{arg, kind, std::nullopt, std::nullopt};
       for (auto [key, slot] : {std::pair{"min", &check.min}, std::pair{"max", &check.max}}) {
         if (!rule.contains(key)) continue;
         const nlohmann::json& bound = rule[key];
@@ -104,8 +105,12 @@ std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const 
           }
         *slot = text;
       }
-      if (!rule.contains("min") && !rule.contains("max")) {
+      if (kind == "range" && !rule.contains("min") && !rule.contains("max")) {
         invalid(at + ": a range needs `min` or `max`");
+        good = false;
+      }
+      if (kind == "distinct" && (rule.contains("min") || rule.contains("max"))) {
+        invalid(at + ": a distinct rule has no `min` or `max` (write a range rule beside it)");
         good = false;
       }
       if (good) out[entryName].push_back(std::move(check));
@@ -122,7 +127,7 @@ bool checkBoundsEvaluate(const EntryChecks& checks, const GenericBindings& gener
     if (value.dim) env[name] = *value.dim;
   bool ok = true;
   for (const auto& [entry, rules] : checks)
-    for (const RangeCheck& rule : rules)
+    for (const ValueRule& rule : rules)
       for (auto [key, bound] : {std::pair{"min", &rule.min}, std::pair{"max", &rule.max}}) {
         if (!*bound) continue;
         rt::Expected<rt::DimExpr> expr = rt::DimExpr::parse(**bound);

@@ -9,8 +9,9 @@
 //   {"prefill": [{"arg": "tokens", "kind": "range", "min": 0, "max": "Vocab"},
 //                {"arg": "pos", "kind": "range", "min": 0, "max": "MaxSeq - S + 1"}]}
 //
-// `range` (the only kind) is half-open, min <= e < max, either bound may be
-// left out but not both. A bound is an integer or a dim expression (the
+// `range` is half-open, min <= e < max, either bound may be left out but not
+// both; `distinct` (no bounds) says no two elements are equal (the cache
+// rows of one prefill_slots call). A bound is an integer or a dim expression (the
 // manifest's grammar) over the entry's own dims and the root block's Dim
 // generics, which stay names: the manifest records their bound values.
 // Everything is validated at build time against the root block, so a typo
@@ -30,17 +31,19 @@
 
 namespace linnet::bind {
 
-struct RangeCheck {
+struct ValueRule {
   std::string arg;
-  std::optional<std::string> min, max;  // dim expressions, as the manifest writes them
+  std::string kind;                     // "range" or "distinct"
+  std::optional<std::string> min, max;  // a range's dim expressions, as the manifest writes them
 };
 
 // Entry name -> its rules, in the file's order.
-using EntryChecks = std::map<std::string, std::vector<RangeCheck>>;
+using EntryChecks = std::map<std::string, std::vector<ValueRule>>;
 
 // Reads `checks.json` of `packageDir` (absent: no rules) and validates it
 // against `root`'s entries: every entry named is an entry of `root`, every
-// argument one of its parameters and not a bool, every name in a bound one of
+// argument one of its parameters and not a bool, a range with a bound and a
+// `distinct` rule with none, every name in a bound one of
 // the entry's dims or a Dim generic of `root`. nullopt after reporting.
 std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const ast::BlockItem& root,
                                            std::string_view blockName, DiagnosticEmitter& diagnostics);

@@ -483,18 +483,26 @@ Status ManifestReader::readChecks(const json &entryJson, const std::string &wher
     Expected<std::string> kind = string(c, "kind", at, true);
     if (!kind)
       return kind.status();
-    if (*kind != "range")
-      return fail(at + ".kind", "unknown check kind {} (this runtime knows \"range\")", jsonQuoted(*kind));
+    if (*kind != "range" && *kind != "distinct")
+      return fail(at + ".kind", "unknown check kind {} (this runtime knows \"range\" and \"distinct\")",
+                  jsonQuoted(*kind));
+    bool distinct = *kind == "distinct";
     Expected<std::string> arg = string(c, "arg", at, true);
     if (!arg)
       return arg.status();
     const ArgSpec *spec = entry.findArg(*arg);
     if (!spec)
       return fail(at + ".arg", "{} is not an argument of the entry", jsonQuoted(*arg));
-    ValueCheck check{ValueCheckKind::Range, *arg, static_cast<std::size_t>(spec - entry.args.data()),
-                     std::nullopt, std::nullopt};
+    ValueCheck check{distinct ? ValueCheckKind::Distinct : ValueCheckKind::Range, *arg,
+                     static_cast<std::size_t>(spec - entry.args.data()), std::nullopt, std::nullopt};
     if (spec->dtype == DType::Bool)
-      return fail(at + ".arg", "a range check needs a numeric argument, `{}` is bool", *arg);
+      return fail(at + ".arg", "a {} check needs a numeric argument, `{}` is bool", *kind, *arg);
+    if (distinct) {
+      if (c.contains("min") || c.contains("max"))
+        return fail(at, "a distinct check has no `min` or `max`");
+      entry.checks.push_back(std::move(check));
+      continue;
+    }
     for (auto [key, slot] : {std::pair{"min", &check.min}, std::pair{"max", &check.max}}) {
       if (!c.contains(key))
         continue;

@@ -86,7 +86,8 @@ std::string_view stateAccessName(StateAccess access);
 // A rule on an argument's values, checked before the entry runs (the
 // manifest's `entries[].checks`, an extension documented in docs/abi.md).
 enum class ValueCheckKind : std::uint8_t {
-  Range, // every element e satisfies min <= e < max (either bound optional)
+  Range,    // every element e satisfies min <= e < max (either bound optional)
+  Distinct, // no two elements are equal
 };
 struct ValueCheck {
   ValueCheckKind kind;

@@ -65,9 +65,45 @@ Status checkDimRequirements(const EntrySpec &entry, const DimEnv &env) {
   return Status::success();
 }
 
+// No two elements of `arg` equal (a `distinct` check): the first repeat, in
+// row-major order, names both elements. Sorted indices, so a long argument
+// costs n log n.
+Status checkDistinct(const ValueCheck &check, const HostTensor &arg) {
+  std::vector<std::int64_t> order(static_cast<std::size_t>(arg.elementCount()));
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = static_cast<std::int64_t>(i);
+  const bool integral = !isFloatingPoint(arg.dtype());
+  const bool wide = arg.dtype() == DType::U64;
+  auto less = [&](std::int64_t a, std::int64_t b) {
+    if (wide)
+      return arg.elementAsUnsigned(a) < arg.elementAsUnsigned(b);
+    if (integral)
+      return arg.elementAsInt(a) < arg.elementAsInt(b);
+    return arg.elementAsDouble(a) < arg.elementAsDouble(b);
+  };
+  std::stable_sort(order.begin(), order.end(), less);
+  // The repeat whose second element comes first in the argument.
+  std::optional<std::pair<std::int64_t, std::int64_t>> first;
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (!less(order[i - 1], order[i]) && (!first || order[i] < first->second))
+      first = {order[i - 1], order[i]};
+  if (!first)
+    return Status::success();
+  std::string shown = wide       ? std::to_string(arg.elementAsUnsigned(first->second))
+                      : integral ? std::to_string(arg.elementAsInt(first->second))
+                                 : fmt::format("{}", arg.elementAsDouble(first->second));
+  return makeError("argument `{}` element {} is {}, as is element {}: its elements must be distinct", check.arg,
+                   formatIndex(first->second, arg.shape()), shown, formatIndex(first->first, arg.shape()));
+}
+
 Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *const> args, const DimEnv &env) {
   for (const ValueCheck &check : entry.checks) {
     const HostTensor &arg = *args[check.argIndex];
+    if (check.kind == ValueCheckKind::Distinct) {
+      if (Status s = checkDistinct(check, arg); !s)
+        return s;
+      continue;
+    }
     std::optional<std::int64_t> min, max;
     if (check.min) {
       Expected<std::int64_t> value = check.min->evaluate(env);

@@ -174,6 +174,9 @@ TEST(ManifestTest, Checks) {
                "entries[2].checks[0].max: `Vocab` is neither");
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["max"] = 4; }), "checks[0].max: expected a string");
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["step"] = "1"; }), "unknown key \"step\"");
+  // `distinct` takes no bounds.
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["kind"] = "distinct"; }),
+               "entries[2].checks[0]: a distinct check has no `min` or `max`");
 }
 
 // An enum argument or result: an i32 scalar with identifiers, unique, at

@@ -200,6 +200,25 @@ TEST_F(SessionTest, ValueChecksFromTheManifest) {
             "argument `tokens` element [0, 0] is 9223372036854775808: it must be in 0..4 (>= 0 and < K = 4)");
 }
 
+// A `distinct` check names the first element that repeats an earlier one,
+// and that one; the call does not run.
+TEST_F(SessionTest, DistinctCheckFromTheManifest) {
+  Expected<Session> opened = open(edited(test::fakeManifest(), [](json &m) {
+    m["entries"][2]["checks"].push_back({{"arg", "tokens"}, {"kind", "distinct"}});
+  }));
+  ASSERT_TRUE(opened.ok()) << opened.message();
+  ArgMap args;
+  args.emplace("tokens", i32Tensor({2, 2}, {0, 3, 1, 2}));
+  args.emplace("pos", i64Scalar(1));
+  EXPECT_TRUE(opened->call("pick", args).ok());
+  args.at("tokens") = i32Tensor({2, 2}, {3, 1, 2, 1});
+  EXPECT_EQ(callError(*opened, "pick", args),
+            "argument `tokens` element [1, 1] is 1, as is element [0, 1]: its elements must be distinct");
+  args.at("tokens") = i32Tensor({2, 2}, {2, 2, 2, 0});
+  EXPECT_EQ(callError(*opened, "pick", args),
+            "argument `tokens` element [0, 1] is 2, as is element [0, 0]: its elements must be distinct");
+}
+
 TEST_F(SessionTest, DimRequirementsFromTheManifest) {
   Session s = session();
   // pick reads tokens[b][S - 1]: with S = 0 it would read before the tensor.
