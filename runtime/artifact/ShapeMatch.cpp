@@ -1,6 +1,8 @@
 // Implementation of ShapeMatch.h.
 #include "runtime/artifact/ShapeMatch.h"
 
+#include "runtime/support/ShownName.h"
+
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -95,7 +97,7 @@ Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
       continue;
     }
     if (std::find(entry.dims.begin(), entry.dims.end(), name) == entry.dims.end())
-      return makeError("`{}` is not a dim of entry `{}` (its dims: {})", name, entry.name,
+      return makeError("`{}` is not a dim of entry `{}` (its dims: {})", shownName(name), entry.name,
                        entry.dims.empty() ? std::string("none") : fmt::format("{}", fmt::join(entry.dims, ", ")));
   }
 

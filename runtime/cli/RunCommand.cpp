@@ -16,6 +16,7 @@
 #include "runtime/io/TensorLiteral.h"
 #include "runtime/io/TensorPrinter.h"
 #include "runtime/support/MemoryPolicy.h"
+#include "runtime/support/ShownName.h"
 
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -65,7 +66,7 @@ struct Failure {
 Expected<std::pair<std::string, std::string>> splitAssignment(const std::string &text, std::string_view flag) {
   std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    return makeError("{} expects NAME=VALUE, got `{}`", flag, text);
+    return makeError("{} expects NAME=VALUE, got `{}`", flag, shownName(text));
   return std::pair{text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -92,11 +93,11 @@ Expected<DimEnv> resolveBinds(const Manifest &manifest, const EntrySpec &entry,
       std::string given = value.is_string() ? value.get<std::string>() : value.dump();
       if (given != dtypeName(*generic->dtype))
         return makeError("the artifact was built with {} = {}; it cannot run with {} = {} (rebuild it)", name,
-                         dtypeName(*generic->dtype), name, given);
+                         dtypeName(*generic->dtype), name, shownName(given));
       continue;
     }
     if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX))
-      return makeError("bind {}: expected an integer, got {}", name, value.dump());
+      return makeError("bind {}: expected an integer, got {}", shownName(name), shownName(value.dump()));
     env[name] = value.get<std::int64_t>();
   }
   return env;
@@ -150,7 +151,7 @@ public:
     if (options_.keepGoing && !options_.callsFile)
       return usage("--keep-going goes with --calls");
     if (options_.outFile && std::filesystem::path(*options_.outFile).extension() != ".safetensors")
-      return usage(fmt::format("--out {}: the file name must end in .safetensors", *options_.outFile));
+      return usage(fmt::format("--out {}: the file name must end in .safetensors", shownName(*options_.outFile)));
     return std::nullopt;
   }
 
@@ -173,7 +174,7 @@ private:
       const std::string &text = *options_.eos;
       auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
       if (ec != std::errc() || end != text.data() + text.size() || id < 0 || id > INT32_MAX)
-        return usage(fmt::format("--eos takes `auto` or a token id, got `{}`", text));
+        return usage(fmt::format("--eos takes `auto` or a token id, got `{}`", shownName(text)));
     }
     return std::nullopt;
   }
@@ -254,9 +255,9 @@ private:
       if (!bind)
         return usage(bind.message());
       if (!isIdentifier(bind->first))
-        return usage(fmt::format("--bind {}: `{}` is not a name", text, bind->first));
+        return usage(fmt::format("--bind {}: `{}` is not a name", shownName(text), shownName(bind->first)));
       if (!bound.insert(bind->first).second)
-        return usage(fmt::format("--bind {} is given twice", bind->first));
+        return usage(fmt::format("--bind {} is given twice", shownName(bind->first)));
       globalBinds.emplace_back(bind->first, bindValueFromText(bind->second));
     }
     std::vector<PlannedCall> calls;
@@ -268,7 +269,7 @@ private:
         if (!arg)
           return usage(arg.message());
         if (!seen.insert(arg->first).second)
-          return usage(fmt::format("--arg {} is given twice", arg->first));
+          return usage(fmt::format("--arg {} is given twice", shownName(arg->first)));
         PlannedValue value;
         if (arg->second == "none") {
           value.none = true;
@@ -281,7 +282,8 @@ private:
           else if (isVariantSpelling(arg->second))
             value.literal = json(arg->second); // an enum variant, `Negate` or `Mode.Negate`
           else
-            return input(fmt::format("--arg {}: not a number or a nested list: `{}`", arg->first, arg->second));
+            return input(fmt::format("--arg {}: not a number or a nested list: `{}`", shownName(arg->first),
+                                     shownName(arg->second)));
         }
         call.args.emplace_back(arg->first, std::move(value));
       }
@@ -316,8 +318,8 @@ private:
         for (const EntrySpec *entry : manifest.findVariants(call.entry))
           used = used || std::find(entry->dims.begin(), entry->dims.end(), name) != entry->dims.end();
       if (!used)
-        return input(fmt::format("--bind {}: `{}` is neither a generic of the model nor a dim of {}", name, name,
-                                 options_.entry ? "the entry" : "any entry called"));
+        return input(fmt::format("--bind {0}: `{0}` is neither a generic of the model nor a dim of {1}",
+                                 shownName(name), options_.entry ? "the entry" : "any entry called"));
     }
 
     // Run.
@@ -327,8 +329,8 @@ private:
     // any kind (an unknown entry, a bad argument, a run-time check) is
     // reported and the next one runs; the others are not undone.
     auto runCall = [&](std::size_t i) -> std::optional<Failure> {
-      std::string label = options_.callsFile ? fmt::format("call {} (`{}`)", i, calls[i].entry)
-                                             : fmt::format("entry `{}`", calls[i].entry);
+      std::string label = options_.callsFile ? fmt::format("call {} (`{}`)", i, shownName(calls[i].entry))
+                                             : fmt::format("entry `{}`", shownName(calls[i].entry));
       // An argument given as `none` is left out: the variant without that
       // optional parameter runs (docs/abi.md "Variants").
       PlannedCall call = calls[i];
@@ -341,7 +343,7 @@ private:
         bool known = std::any_of(variants.begin(), variants.end(),
                                  [&](const EntrySpec *v) { return v->findArg(name) != nullptr; });
         if (known && !optional)
-          return input(fmt::format("{}: argument `{}` is `none`, but it is not optional", label, name));
+          return input(fmt::format("{}: argument `{}` is `none`, but it is not optional", label, shownName(name)));
       }
       std::erase_if(call.args, [](const auto &arg) { return arg.second.none; });
       const EntrySpec *entry = manifest.findEntry(call.entry);
@@ -350,7 +352,7 @@ private:
         for (const EntrySpec &e : manifest.entries)
           if (std::find(names.begin(), names.end(), e.name) == names.end())
             names.push_back(e.name);
-        return input(fmt::format("{}: the artifact has no entry `{}` (entries: {})", label, call.entry,
+        return input(fmt::format("{}: the artifact has no entry `{}` (entries: {})", label, shownName(call.entry),
                                  fmt::join(names, ", ")));
       }
       // An entry compiled in variants (docs/abi.md): the first, in manifest
@@ -448,17 +450,17 @@ private:
         std::vector<std::string_view> names;
         for (const ArgSpec &a : entry.args)
           names.push_back(a.name);
-        return makeError("entry `{}` has no argument `{}` (its arguments: {})", entry.name, name,
+        return makeError("entry `{}` has no argument `{}` (its arguments: {})", entry.name, shownName(name),
                          names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
       }
       if (value.literal && value.literal->is_string()) {
         // A variant's name, for an enum argument only.
         std::string text = value.literal->get<std::string>();
         if (!spec->enumType)
-          return makeError("argument `{}`: `{}` is a name, and the argument is not an enum", name, text);
+          return makeError("argument `{}`: `{}` is a name, and the argument is not an enum", name, shownName(text));
         std::optional<std::int32_t> index = spec->enumType->indexOf(text);
         if (!index)
-          return makeError("argument `{}`: `{}` is not a variant of `{}` (its variants: {})", name, text,
+          return makeError("argument `{}`: `{}` is not a variant of `{}` (its variants: {})", name, shownName(text),
                            spec->enumType->name, fmt::join(spec->enumType->variants, ", "));
         args.emplace(name, HostTensor::scalar(DType::I32, static_cast<double>(*index)));
         continue;
@@ -508,7 +510,8 @@ private:
         return makeError("{}: expected an object", where);
       for (const auto &item : c.items())
         if (item.key() != "entry" && item.key() != "args" && item.key() != "bind")
-          return makeError("{}: unknown key {} (expected entry, args, bind)", where, jsonQuoted(item.key()));
+          return makeError("{}: unknown key {} (expected entry, args, bind)", where,
+                           item.key().size() <= kShownNameBytes ? jsonQuoted(item.key()) : shownName(item.key()));
       if (!c.contains("entry") || !c["entry"].is_string())
         return makeError("{}: `entry` must be a string", where);
       PlannedCall call{c["entry"].get<std::string>(), {}, {}};
@@ -526,7 +529,7 @@ private:
             } else {
               if (s.empty() || s[0] != '@')
                 return makeError("{}: argument `{}`: a string value must be @FILE.npy or an enum variant", where,
-                                 item.key());
+                                 shownName(item.key()));
               std::filesystem::path npy = s.substr(1);
               value.npyPath = npy.is_absolute() ? npy : base / npy;
             }

@@ -1,6 +1,7 @@
 // Implementation of AtomicFile.h.
 #include "runtime/io/AtomicFile.h"
 
+#include "runtime/support/RemoveOnSignal.h"
 #include "runtime/support/WriteAll.h"
 
 #include <fcntl.h>
@@ -57,6 +58,9 @@ Status writeFileAtomically(const std::filesystem::path &requested, std::string_v
   int fd = mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0)
     return makeError("{}: cannot create a temporary file: {}", path.string(), std::strerror(errno));
+  // A write of gigabytes takes long enough to be interrupted; the temporary
+  // file must not stay behind (a SIGKILL still leaves it: RemoveOnSignal.h).
+  RemoveOnSignal removeOnSignal(tmpl);
   auto fail = [&](const char *what) -> Status {
     int saved = errno;
     close(fd);

@@ -14,6 +14,7 @@
 #include "runtime/session/MemRef.h"
 #include "runtime/session/ValueChecks.h"
 #include "runtime/support/MemoryPolicy.h"
+#include "runtime/support/ShownName.h"
 
 #include <fmt/ranges.h>
 
@@ -314,8 +315,8 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
     };
     auto match = std::find_if(variants.begin(), variants.end(), [&](const EntrySpec *v) { return fits(*v); });
     if (match == variants.end())
-      return makeError("entry `{}` has no variant for these arguments ({}); it was compiled for {}", entryName,
-                       describeArgs(args), formatVariants(variants));
+      return makeError("entry `{}` has no variant for these arguments ({}); it was compiled for {}",
+                       shownName(entryName), describeArgs(args), formatVariants(variants));
     call.entry = *match;
   }
   if (!call.entry) {
@@ -323,14 +324,14 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
     for (const EntrySpec &entry : manifest.entries)
       if (std::find(names.begin(), names.end(), entry.name) == names.end())
         names.push_back(entry.name);
-    return makeError("the artifact has no entry `{}` (entries: {})", entryName,
+    return makeError("the artifact has no entry `{}` (entries: {})", shownName(entryName),
                      names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
   }
   const EntrySpec &entry = *call.entry;
   call.entryIndex = static_cast<std::size_t>(call.entry - manifest.entries.data());
   for (const auto &[name, value] : args)
     if (!entry.findArg(name))
-      return makeError("entry `{}` has no argument `{}`", entry.name, name);
+      return makeError("entry `{}` has no argument `{}`", entry.name, shownName(name));
   std::vector<std::vector<std::int64_t>> shapes;
   for (const ArgSpec &spec : entry.args) {
     auto it = args.find(spec.name);

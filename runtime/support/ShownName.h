@@ -1,0 +1,21 @@
+// A user-supplied name or value as an error message quotes it: a 10 MB
+// `--entry` or calls-file key made a 10 MB error line, and a control byte in
+// one (an escape sequence) could garble the terminal.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace linnet::rt {
+
+// Longer than this, a name is shortened to its first kShownHeadBytes.
+inline constexpr std::size_t kShownNameBytes = 80;
+inline constexpr std::size_t kShownHeadBytes = 60;
+
+// `text` with control bytes and bytes that are not UTF-8 escaped (`\n`,
+// `\t`, `\x1b`); past kShownNameBytes, its first kShownHeadBytes (not
+// splitting a character) followed by `... (N bytes)`.
+std::string shownName(std::string_view text);
+
+} // namespace linnet::rt
