@@ -7,8 +7,14 @@
 // (`models/phi3/src/attention.linnet`), not canonical ones. All filesystem
 // calls use error codes: an unreadable directory or a dangling link is a
 // diagnostic, never an exception. Nothing a package contains is executed.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -40,6 +46,52 @@ bool isDirectory(const fs::path& path) {
 bool isRegularFile(const fs::path& path) {
   std::error_code ec;
   return fs::is_regular_file(path, ec);
+}
+
+// What is at a path an import maps to. A file that is there but cannot be
+// read (a link loop, a directory, no permission) is not a module that does
+// not exist: the user must hear why, or they look for a typo.
+struct FileProbe {
+  bool missing = false;  // nothing there at all
+  bool exists = false;   // something is there (a link counts)
+  std::string reason;    // why it cannot be read; empty if it can
+};
+
+FileProbe probeFile(const fs::path& file) {
+  FileProbe probe;
+  struct stat info {};
+  if (lstat(file.c_str(), &info) != 0) {
+    probe.missing = errno == ENOENT || errno == ENOTDIR;
+    probe.reason = std::strerror(errno);
+    return probe;
+  }
+  probe.exists = true;
+  if (stat(file.c_str(), &info) != 0) {
+    probe.reason = errno == ENOENT ? "it is a symbolic link to a file that does not exist" : std::strerror(errno);
+    return probe;
+  }
+  if (S_ISDIR(info.st_mode)) {
+    probe.reason = std::strerror(EISDIR);
+    return probe;
+  }
+  // A FIFO would block the read, a device never end it.
+  if (!S_ISREG(info.st_mode)) {
+    probe.reason = "it is not a regular file";
+    return probe;
+  }
+  int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    probe.reason = std::strerror(errno);
+    return probe;
+  }
+  close(fd);
+  return probe;
+}
+
+// "`PATH` exists but cannot be read: REASON", or without "exists" where the
+// path itself could not be looked at.
+std::string unreadableMessage(const std::string& path, const FileProbe& probe) {
+  return fmt::format("`{}` {}cannot be read: {}", path, probe.exists ? "exists but " : "", probe.reason);
 }
 
 // A key that is the same for every spelling of one file.
@@ -148,8 +200,10 @@ class ProgramBuilder {
     std::error_code ec;
     fs::file_status status = fs::status(root, ec);
     if (ec || !fs::exists(status)) {
+      // A link loop or a directory that cannot be searched is not "no such
+      // file".
       diagnostics_.emit(DiagnosticKind::CannotReadPath, Span{}, path,
-                        "no such file or directory");
+                        status.type() == fs::file_type::not_found ? "no such file or directory" : ec.message());
       return;
     }
     if (!fs::is_directory(status)) {
@@ -283,8 +337,11 @@ class ProgramBuilder {
     std::string error;
     std::optional<FileId> id = sources_.addFile(path, &error);
     if (!id) {
-      if (readError) *readError = error;
-      else diagnostics_.emit(DiagnosticKind::CannotReadPath, Span{}, path, "cannot open the file");
+      FileProbe probe = probeFile(file);
+      if (readError) *readError = probe.reason.empty() ? error : unreadableMessage(path, probe);
+      else
+        diagnostics_.emit(DiagnosticKind::CannotReadPath, Span{}, path,
+                          probe.reason.empty() ? "cannot open the file" : probe.reason);
       return nullptr;
     }
     // A compiled artifact given where source is expected (`linnet check
@@ -436,9 +493,15 @@ class ProgramBuilder {
         break;
       }
     }
-    if (!isRegularFile(file)) {
+    FileProbe probe = probeFile(file);
+    if (probe.missing) {
       diagnostics_.emit(DiagnosticKind::UnknownModule, pathSpan, logical)
           .note(fmt::format("no file `{}`", displayPath(file)));
+      return nullptr;
+    }
+    if (!probe.reason.empty()) {
+      diagnostics_.emit(DiagnosticKind::UnreadableModule, pathSpan, logical,
+                        unreadableMessage(displayPath(file), probe));
       return nullptr;
     }
     std::string error;

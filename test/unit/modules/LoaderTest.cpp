@@ -2,8 +2,10 @@
 // file collection, every `use` root, module/file agreement, manifests of
 // packages and dependencies, import cycles, and the inspect queries.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "compiler/modules/Program.h"
 #include "test/unit/modules/TestTree.h"
@@ -145,6 +147,21 @@ TEST(Loader, UnknownModulesAndRoots) {
             "E1202 `nodep` is not `std`, `crate`, or a dependency of this package\n"
             "E1202 cannot find module `std`\n");
   EXPECT_EQ(loaded->program->rootPackage()->name, "app");
+}
+
+// A module file without read permission is unreadable, with the reason, not
+// missing. Root reads any file, so there the case cannot be made.
+TEST(Loader, ModuleWithoutReadPermissionSaysWhy) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads files without read permission";
+  TempTree tree;
+  tree.write("std/locked.linnet", "module std.locked\n");
+  std::filesystem::permissions(tree.path("std/locked.linnet"), std::filesystem::perms::none);
+  tree.write("lone.linnet", "module lone\nuse std.locked\n");
+  auto loaded = load({tree.path("lone.linnet")}, tree.path("std"));
+  ASSERT_EQ(loaded->diagnostics.diagnostics().size(), 1u) << describe(loaded->diagnostics);
+  EXPECT_EQ(loaded->diagnostics.diagnostics()[0].message,
+            "cannot read module `std.locked`: `" + tree.path("std/locked.linnet") +
+                "` exists but cannot be read: Permission denied");
 }
 
 // Without a std directory, only the first `std` import is reported.
