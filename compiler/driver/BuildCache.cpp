@@ -1,9 +1,12 @@
 // Implementation of BuildCache.h.
 #include "compiler/driver/BuildCache.h"
 
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <system_error>
 #include <vector>
@@ -53,14 +56,37 @@ std::string executableIdentity() {
          std::to_string(info.st_mtim.tv_nsec);
 }
 
+// The user's home directory in the password database (a service started
+// without HOME still has one there), or nullopt.
+std::optional<std::string> passwordDatabaseHome() {
+  long suggested = sysconf(_SC_GETPW_R_SIZE_MAX);
+  std::vector<char> buffer(suggested > 0 ? static_cast<std::size_t>(suggested) : 4096);
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  int error = 0;
+  while ((error = getpwuid_r(getuid(), &entry, buffer.data(), buffer.size(), &found)) == ERANGE &&
+         buffer.size() < (std::size_t{1} << 20))
+    buffer.resize(buffer.size() * 2);
+  if (error != 0 || !found || !found->pw_dir || !*found->pw_dir) return std::nullopt;
+  return std::string(found->pw_dir);
+}
+
 }  // namespace
 
-std::optional<std::filesystem::path> buildCacheDirectory() {
+rt::Expected<std::filesystem::path> buildCacheDirectory() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg && *xdg) return std::filesystem::path(xdg) / "linnet";
+  // A relative one is ignored, as the XDG base directory spec says: the
+  // cache would move with the working directory.
+  if (xdg && *xdg && std::filesystem::path(xdg).is_absolute()) return std::filesystem::path(xdg) / "linnet";
   const char* home = std::getenv("HOME");
   if (home && *home) return std::filesystem::path(home) / ".cache" / "linnet";
-  return std::nullopt;
+  if (std::optional<std::string> passwordHome = passwordDatabaseHome())
+    return std::filesystem::path(*passwordHome) / ".cache" / "linnet";
+  std::string unset = xdg && *xdg ? "XDG_CACHE_HOME is not an absolute path and HOME is unset"
+                                   : "XDG_CACHE_HOME and HOME are unset";
+  return rt::makeError("{} and uid {} has no home directory in the password database; set XDG_CACHE_HOME to cache "
+                       "builds",
+                       unset, getuid());
 }
 
 rt::Expected<std::string> buildCacheKey(const LoadedPackage& package, const BuildOptions& options,

@@ -30,9 +30,12 @@
 
 namespace linnet::driver {
 
-// $XDG_CACHE_HOME/linnet, else $HOME/.cache/linnet; nullopt if neither
-// variable is set (then nothing is cached).
-std::optional<std::filesystem::path> buildCacheDirectory();
+// $XDG_CACHE_HOME/linnet, else $HOME/.cache/linnet, else the password
+// database's home directory's .cache/linnet. An empty or relative
+// XDG_CACHE_HOME is ignored and an empty HOME is unset (the XDG base
+// directory spec). Errors: no directory can be found (then nothing is
+// cached); the message says why.
+rt::Expected<std::filesystem::path> buildCacheDirectory();
 
 // The hex key of building `package` with `options` for `target`
 // (hostTargetDescription()). Errors: the checkpoint cannot be opened.

@@ -18,6 +18,7 @@
 #include "compiler/driver/DriverSupport.h"
 #include "compiler/inspect/RootBinding.h"
 #include "runtime/artifact/ArtifactFile.h"
+#include "runtime/support/ShownName.h"
 
 namespace linnet::driver {
 
@@ -78,7 +79,8 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
     for (const std::string& bind : build.binds) {
       if (bindName(bind) != "Batch") continue;
       if (bind != "Batch=1") {
-        std::cerr << "linnet: error: --prompt generates one sequence: it needs Batch=1, not " << bind << "\n";
+        std::cerr << "linnet: error: --prompt generates one sequence: it needs Batch=1, not " << rt::shownName(bind)
+                  << "\n";
         return kExitUsage;
       }
       bound = true;
@@ -87,7 +89,11 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
   }
 
   std::optional<std::filesystem::path> cachePath;
-  if (std::optional<std::filesystem::path> dir = buildCacheDirectory(); dir && !options.noCache) {
+  rt::Expected<std::filesystem::path> dir = buildCacheDirectory();
+  // Always said (not only under --verbose), as a cache that can never work
+  // is a setup problem the user cannot otherwise see; --no-cache wants none.
+  if (!dir && !options.noCache) std::cerr << "linnet: note: the build cache is off: " << dir.message() << "\n";
+  if (dir && !options.noCache) {
     rt::Expected<std::string> key = buildCacheKey(*package, build, hostTargetDescription());
     if (!key) {
       std::cerr << "linnet: error: " << key.message() << "\n";
