@@ -58,6 +58,16 @@ std::nullopt_t Lowerer::unsupported(Span at, std::string what) {
 // widest of their kind) and the result then reached a typed place (`let w:
 // f32 = ...`, a function's `-> f32`, an operand of an f32 operation).
 Result Lowerer::lowerExpr(const ast::Expr* e) {
+  // Inside a notation body (a function called there), a whole tensor, or a
+  // tuple or struct of values, that uses nothing the body computes per
+  // element (`softmax(w)`, `w * 2.0`, a scan over constants) is computed
+  // once, before the notation, and read there as any outside tensor.
+  if (notation_) {
+    check::Type t = typeOf(e);
+    bool whole = (t.isTensor() && !t.isScalar()) || t.kind() == check::TypeKind::Tuple ||
+                 t.kind() == check::TypeKind::Struct;
+    if (whole && !usesPerElementValues(e)) return outsideNotation([&] { return lowerExpr(e); });
+  }
   Result r = lowerExprAsIs(e);
   if (!r || (r->kind != Val::Kind::Tensor && r->kind != Val::Kind::Element)) return r;
   check::Type t = typeOf(e);

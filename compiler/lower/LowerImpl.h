@@ -300,6 +300,11 @@ class Lowerer {
   Result lowerComprehension(const ast::LetComprehensionStmt* s);
   Result lowerReduction(const ast::ReductionExpr* r);
   Result lowerReductionPerElement(const ast::ReductionExpr* r);
+  // Inside a notation body: whether `sym` names a value the body computes
+  // per element (a parameter or local of a function called there), and
+  // whether `e` uses one or an index variable it does not declare itself.
+  bool namesPerElementValue(const Symbol* sym);
+  bool usesPerElementValues(const ast::Expr* e);
   struct NotationOutput {
     SpanKey key;                         // the index variable's declaration
     std::vector<shape::DimExpr> extents;  // one per loop dim (a pack has several)

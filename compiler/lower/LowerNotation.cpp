@@ -138,19 +138,7 @@ Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
     const Module& m = module();
     ast::forEachExpr(r->body, [&](const ast::Expr* x) {
       auto note = [&](const Symbol* sym) {
-        // A name for a value the enclosing body computes per element (a
-        // parameter of a function called there, a local of one).
-        if (sym && (sym->kind == SymbolKind::Param || sym->kind == SymbolKind::Local)) {
-          const Frame& f = frame();
-          if (sym->kind == SymbolKind::Local) {
-            auto it = f.locals.find(keyOf(sym->declSpan));
-            if (it != f.locals.end() && definedIn(it->second, outer.body)) perElementIndex = true;
-          } else if (f.item) {
-            for (size_t i = 0; i < f.item->params.size() && i < f.params.size(); ++i)
-              if (&f.item->params[i] == sym->param && definedIn(f.params[i], outer.body)) perElementIndex = true;
-          }
-          return;
-        }
+        if (namesPerElementValue(sym)) perElementIndex = true;
         if (!sym || sym->kind != SymbolKind::IndexVariable) return;
         if (outer.dims.count(keyOf(sym->declSpan))) used.insert(keyOf(sym->declSpan));
         if (outer.scalarIndices.count(keyOf(sym->declSpan))) perElementIndex = true;
@@ -194,6 +182,48 @@ Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
   if (!indexDomains(r, domains)) return std::nullopt;
   auto v = lowerNotation(outputs, r, domains, r->span);
   return v;
+}
+
+bool Lowerer::namesPerElementValue(const Symbol* sym) {
+  if (!notation_ || !sym || (sym->kind != SymbolKind::Param && sym->kind != SymbolKind::Local)) return false;
+  const Frame& f = frame();
+  auto perElement = [&](const Val& v) { return v.kind == Val::Kind::Element || definedIn(v, notation_->body); };
+  if (sym->kind == SymbolKind::Local) {
+    // A local declared inside the expression being asked about has no value
+    // yet: what it is computed from is walked instead.
+    auto it = f.locals.find(keyOf(sym->declSpan));
+    return it != f.locals.end() && perElement(it->second);
+  }
+  if (!f.item) return false;
+  for (size_t i = 0; i < f.item->params.size() && i < f.params.size(); ++i)
+    if (&f.item->params[i] == sym->param) return perElement(f.params[i]);
+  return false;
+}
+
+bool Lowerer::usesPerElementValues(const ast::Expr* e) {
+  const Module& m = module();
+  // The index variables `e` declares (its own reductions') are its own.
+  std::set<SpanKey> own;
+  ast::forEachExpr(e, [&](const ast::Expr* x) {
+    if (auto* r = ast::as<ast::ReductionExpr>(x))
+      for (const ast::Ident& i : r->indices) {
+        const Symbol* sym = m.symbolOf(i);
+        own.insert(keyOf(sym ? sym->declSpan : i.span));
+      }
+  });
+  bool uses = false;
+  ast::forEachExpr(e, [&](const ast::Expr* x) {
+    auto note = [&](const Symbol* sym) {
+      if (!sym || uses) return;
+      if (sym->kind == SymbolKind::IndexVariable) uses = !own.count(keyOf(sym->declSpan));
+      else uses = namesPerElementValue(sym);
+    };
+    if (auto* n = ast::as<ast::NameExpr>(x)) note(m.symbolOf(n->name));
+    if (auto* a = ast::as<ast::IndexExpr>(x))
+      for (const ast::IndexComponent& c : a->components)
+        if (c.kind == ast::IndexComponentKind::Pack) note(m.symbolOf(c.pack));
+  });
+  return uses;
 }
 
 // A reduction inside a notation body over a value that body computes per

@@ -535,6 +535,22 @@ def reductions_per_element(rng):
 
 
 @program
+def notation_whole_tensors(rng):
+    calls = []
+    for n, k in [(3, 4), (2, 1)]:
+        x, w = dyadic(rng, (n,)), dyadic(rng, (k,))
+        e = np.exp(w.astype(np.float64) - w.max())
+        calls.append(call("weighted", {"x": x, "w": w}, result(x * (e / e.sum()).sum(), "f32", REORDERED),
+                          bind={"N": n, "K": k}))
+    x, w = dyadic(rng, (3,)), dyadic(rng, (2,))
+    calls.append(call("shift", {"x": x, "w": w}, result(x + 2.0 * w[0], "f32", EXACT_DYADIC)))
+    calls.append(call("ramp", {"x": x, "w": w}, result(x * (2.0 * w[1]), "f32", EXACT_DYADIC)))
+    x4 = f32([-3.0, 0.25, 1.5, 9.0])
+    calls.append(call("clamped", {"x": x4, "w": w}, result(np.clip(x4, w[0] - 1.0, w[0] + 1.0), "f32", EXACT_DYADIC)))
+    return calls
+
+
+@program
 def scans(rng):
     x = dyadic(rng, (3,))
     xi = rng.integers(-9, 10, size=2).astype(np.int32)
