@@ -302,9 +302,10 @@ class Lowerer {
   Result lowerReductionPerElement(const ast::ReductionExpr* r);
   // Inside a notation body: whether `sym` names a value the body computes
   // per element (a parameter or local of a function called there), and
-  // whether `e` uses one or an index variable it does not declare itself.
+  // whether `e` uses one or an index variable it does not declare itself
+  // (nor `declared`: the outputs of the index notation `e` is the value of).
   bool namesPerElementValue(const Symbol* sym);
-  bool usesPerElementValues(const ast::Expr* e);
+  bool usesPerElementValues(const ast::Expr* e, const std::vector<ast::IndexOutput>* declared = nullptr);
   struct NotationOutput {
     SpanKey key;                         // the index variable's declaration
     std::vector<shape::DimExpr> extents;  // one per loop dim (a pack has several)

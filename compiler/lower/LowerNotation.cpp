@@ -80,7 +80,12 @@ bool Lowerer::indexDomains(const ast::Expr* value, std::map<SpanKey, std::vector
 }
 
 Result Lowerer::lowerComprehension(const ast::LetComprehensionStmt* s) {
-  if (notation_) return unsupported(s->name.span, "index notation inside index notation");
+  // In a function called in a notation body: computed once before that
+  // notation where it uses no per-element value (as lowerExpr does for a
+  // whole tensor), else it would be a tensor per element.
+  if (notation_ && !usesPerElementValues(s->value, &s->outputs))
+    return outsideNotation([&] { return lowerComprehension(s); });
+  if (notation_) return unsupported(s->name.span, "index notation over a value computed per element of the enclosing index notation");
   std::map<SpanKey, std::vector<shape::DimExpr>> domains;
   if (!indexDomains(s->value, domains)) return std::nullopt;
   std::vector<NotationOutput> outputs;
@@ -200,10 +205,15 @@ bool Lowerer::namesPerElementValue(const Symbol* sym) {
   return false;
 }
 
-bool Lowerer::usesPerElementValues(const ast::Expr* e) {
+bool Lowerer::usesPerElementValues(const ast::Expr* e, const std::vector<ast::IndexOutput>* declared) {
   const Module& m = module();
   // The index variables `e` declares (its own reductions') are its own.
   std::set<SpanKey> own;
+  if (declared)
+    for (const ast::IndexOutput& o : *declared) {
+      const Symbol* sym = m.symbolOf(o.name);
+      own.insert(keyOf(sym ? sym->declSpan : o.name.span));
+    }
   ast::forEachExpr(e, [&](const ast::Expr* x) {
     if (auto* r = ast::as<ast::ReductionExpr>(x))
       for (const ast::Ident& i : r->indices) {

@@ -545,6 +545,7 @@ def notation_whole_tensors(rng):
     x, w = dyadic(rng, (3,)), dyadic(rng, (2,))
     calls.append(call("shift", {"x": x, "w": w}, result(x + 2.0 * w[0], "f32", EXACT_DYADIC)))
     calls.append(call("ramp", {"x": x, "w": w}, result(x * (2.0 * w[1]), "f32", EXACT_DYADIC)))
+    calls.append(call("peak", {"x": x, "w": w}, result(x + 2.0 * w.max(), "f32", EXACT_DYADIC)))
     x4 = f32([-3.0, 0.25, 1.5, 9.0])
     calls.append(call("clamped", {"x": x4, "w": w}, result(np.clip(x4, w[0] - 1.0, w[0] + 1.0), "f32", EXACT_DYADIC)))
     return calls
