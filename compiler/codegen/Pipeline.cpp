@@ -165,6 +165,51 @@ void separateAliasingResults(ModuleOp module) {
   });
 }
 
+// Whether `value` may bufferize to a strided view of another buffer: it is
+// a slice, a reshape of one, or a loop's carried value that starts as one.
+// Function arguments and results of computations are whole buffers.
+bool mayBeView(Value value, int depth = 0) {
+  if (depth > 16) return true;
+  while (Operation* def = value.getDefiningOp()) {
+    if (isa<tensor::ExtractSliceOp>(def)) return true;
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::CastOp>(def)) return false;
+    value = def->getOperand(0);
+  }
+  auto arg = cast<BlockArgument>(value);
+  Operation* owner = arg.getOwner()->getParentOp();
+  if (auto loop = dyn_cast<scf::ForOp>(owner)) {
+    OpOperand* init = loop.getTiedLoopInit(arg);
+    return init && mayBeView(init->get(), depth + 1);
+  }
+  if (auto loop = dyn_cast<scf::WhileOp>(owner)) {
+    // Carried values are the before region's arguments; the after region's
+    // are what the condition passes on.
+    if (arg.getOwner() == &loop.getBefore().front())
+      return mayBeView(loop.getInits()[arg.getArgNumber()], depth + 1);
+    return mayBeView(loop.getConditionOp().getArgs()[arg.getArgNumber()], depth + 1);
+  }
+  return !isa<func::FuncOp>(owner);
+}
+
+// Function boundaries take identity layouts (addBufferizedStage), and
+// bufferization passes a strided view (a slice's subview: `xs[i]` given to a
+// block-array element's method, outlined) to such a parameter through a
+// `memref.cast` that drops its offset and strides: the callee read the start
+// of the whole buffer (or the cast failed to verify for a static offset).
+// Each call operand that may be a view is copied into a tensor of its own
+// first; whole buffers (the layer calls' weights, state and activations,
+// carried or not) are passed as they are.
+void copyViewArgumentsOfCalls(ModuleOp module) {
+  module.walk([](func::CallOp call) {
+    OpBuilder builder(call);
+    for (OpOperand& operand : call->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type || !mayBeView(operand.get())) continue;
+      operand.set(builder.create<bufferization::AllocTensorOp>(call.getLoc(), type, ValueRange{}, operand.get()));
+    }
+  });
+}
+
 // Entries get a C interface (`_mlir_ciface_<fn>`, descriptors by pointer),
 // which `linnet-entry-abi` wraps in the slot-array symbol.
 LogicalResult markEntries(ModuleOp module) {
@@ -397,6 +442,7 @@ LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target)
   if (current < Stage::Bufferized) {
     context->getOrLoadDialect<bufferization::BufferizationDialect>();
     separateAliasingResults(module);
+    copyViewArgumentsOfCalls(module);
     PassManager pm(context);
     addBufferizedStage(pm, target);
     if (failed(run(module, pm))) return failure();

@@ -552,6 +552,22 @@ def notation_whole_tensors(rng):
 
 
 @program
+def block_method_views(rng):
+    xs = dyadic(rng, (3,))
+    x24 = dyadic(rng, (2, 4))
+    x42 = dyadic(rng, (4, 2))
+    calls = []
+    for i in (2, 1):
+        calls.append(call("element", {"xs": xs, "i": i}, result(xs[i] * 2.0, "f32", EXACT, part=0),
+                          result(xs[2] * 2.0, "f32", EXACT, part=1)))
+    calls.append(call("scanned", {"xs": xs}, result(xs * 2.0, "f32", EXACT)))
+    calls.append(call("columns", {"x": x24}, result(x24[:, 2:4] + 1.0, "f32", EXACT_DYADIC)))
+    calls.append(call("strided", {"x": x24}, result(x24[:, 1::2] + 0.5, "f32", EXACT_DYADIC)))
+    calls.append(call("rows", {"x": x42}, result(x42[2:4, :] + 0.5, "f32", EXACT_DYADIC)))
+    return calls
+
+
+@program
 def scans(rng):
     x = dyadic(rng, (3,))
     xi = rng.integers(-9, 10, size=2).astype(np.int32)
