@@ -107,7 +107,13 @@ ast::TypeNode* Parser::parseTensorType() {
     skipToClosing(TokenKind::RBracket);
     return nullptr;
   };
-  if (!at(TokenKind::Semicolon)) {
+  // The spec reserves zero-rank tensor syntax (section 3.2): a scalar is
+  // written as its scalar type.
+  if (at(TokenKind::Semicolon)) {
+    unsupported(spanFrom(name), "zero-rank tensor syntax `Tensor[; T]`",
+                fmt::format("the syntax is reserved; a scalar is written as its type: `{}`",
+                            spelling(peekTok(1))));
+  } else {
     do {
       ast::ShapeElement element;
       if (!parseShapeElement(element)) return fail();

@@ -67,7 +67,7 @@ TEST(Printer, GenericParams) {
 TEST(Printer, Types) {
   EXPECT_EQ(typeOf("Tensor[B,S,3*H;T]"), "Tensor[B, S, 3 * H; T]");
   EXPECT_EQ(typeOf("Tensor[*S, In; bf16]"), "Tensor[*S, In; bf16]");
-  EXPECT_EQ(typeOf("Tensor[;f32]"), "Tensor[; f32]");
+  EXPECT_EQ(typeOf("Tensor[N;f32]"), "Tensor[N; f32]");
   EXPECT_EQ(typeOf("Tensor[Out; T]?"), "Tensor[Out; T]?");
   EXPECT_EQ(typeOf("Linear<H,3*H,T>"), "Linear<H, 3 * H, T>");
   EXPECT_EQ(typeOf("[Layer<H, T>; Layers]"), "[Layer<H, T>; Layers]");
