@@ -21,6 +21,20 @@ def ApproximateMath : Pass<"linnet-approximate-math", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect", "::mlir::func::FuncDialect"];
 }
 
+def RoundNarrowFloatArith : Pass<"linnet-round-narrow-float-arith", "::mlir::ModuleOp"> {
+  let summary = "bf16/f16 arithmetic computed in f32 and rounded after every op";
+  let description = [{
+    Each `arith` float op on bf16/f16 (scalars or vectors: add, sub, mul,
+    div, rem, max, min) becomes the same op on f32 operands widened by
+    `arith.extf`, its result rounded back by `arith.truncf`. A bf16 `a + b`
+    is a bf16 value (spec section 5.4), so a chain `(a + b) - b` rounds
+    between its ops. Run before `arith-emulate-unsupported-floats`, which
+    does the widening by a type conversion that keeps a whole chain in f32
+    and rounds once at its end: bf16 `(1 + 256) - 256` was 1, not 0.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def EntryAbi : Pass<"linnet-entry-abi", "::mlir::ModuleOp"> {
   let summary = "Emit the `linnet_entry_<name>(void** slots)` symbols of docs/abi.md";
   let description = [{

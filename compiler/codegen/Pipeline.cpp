@@ -274,6 +274,9 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   // upstream's `math-legalize-to-f32` breaks on f64 vectors.
   pm.addPass(createApproximateMath());
   pm.addPass(createSelectBuffers());
+  // Each bf16/f16 op rounds its result: the emulation below would keep a
+  // chain of them in f32.
+  pm.addPass(createRoundNarrowFloatArith());
   static const std::string narrowFloats[] = {"bf16", "f16"};
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = narrowFloats;
