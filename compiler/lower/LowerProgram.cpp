@@ -387,8 +387,11 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
           return true;
         }
         if (!t.isTensor()) {
+          // An optional that is the parameter itself picks a variant; one
+          // inside a tuple or struct, or of an optional, has no slots yet.
           unsupported(entry.params[param].span,
-                      fmt::format("an entry parameter of type `{}` (an optional of an optional)", check::str(t)));
+                      fmt::format("an entry parameter of type `{}` inside `{}`", check::str(t),
+                                  check::str(instantiate(sig.params[param]))));
           return false;
         }
         auto tt = tensorType(t, entry.params[param].span);
@@ -489,7 +492,9 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   Val result = f.returned ? *f.returned : Val::of(Val::Kind::Unit);
   // Compile-time parts of the result (`(x, 4)`, `(x, N)`) become tensors of
   // their declared type; a struct's fields are typed by the body, so a number
-  // there takes its default dtype (i64, f64).
+  // there takes its default dtype (i64, f64). An enum's index keeps its enum
+  // for the manifest (a struct's slots are made from the parts).
+  std::map<void*, const ast::EnumItem*> enumParts;
   std::function<bool(Val&, const check::Type*)> materialize = [&](Val& v, const check::Type* type) {
     if (type && type->kind() == check::TypeKind::Optional &&
         (v.kind == Val::Kind::Some || v.kind == Val::Kind::None || v.kind == Val::Kind::Maybe)) {
@@ -518,15 +523,27 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     }
     if (v.kind == Val::Kind::Tuple || v.kind == Val::Kind::Struct) {
       bool typed = type && type->kind() == check::TypeKind::Tuple && type->elements().size() == v.elements.size();
-      for (size_t i = 0; i < v.elements.size(); ++i)
-        if (!materialize(v.elements[i], typed ? &type->elements()[i] : nullptr)) return false;
+      // A struct's declared field types (an optional field is split into
+      // its presence and payload like any optional result).
+      bool typedStruct = type && type->kind() == check::TypeKind::Struct && v.kind == Val::Kind::Struct &&
+                         v.structItem == type->structItem() && v.structItem &&
+                         v.structItem->fields.size() == v.elements.size();
+      for (size_t i = 0; i < v.elements.size(); ++i) {
+        std::optional<check::Type> field;
+        if (typedStruct) field = fieldType(*type, i);
+        if (!materialize(v.elements[i], typed ? &type->elements()[i] : field ? &*field : nullptr)) return false;
+        if (field && field->kind() == check::TypeKind::Enum && v.elements[i].isData())
+          enumParts[v.elements[i].value.getAsOpaquePointer()] = field->enumItem();
+      }
       return true;
     }
     if (v.kind == Val::Kind::Enum) {
       // Its variant's index (docs/abi.md "Enums").
+      const ast::EnumItem* item = v.enumItem;
       auto index = enumIndexTensor(v, entry.name.span);
       if (!index) return false;
       v = *index;
+      enumParts[v.value.getAsOpaquePointer()] = item;
       return true;
     }
     if (v.kind == Val::Kind::Tensor && type && type->isTensor()) {
@@ -563,6 +580,7 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       results.push_back(p.value.getType());
       SlotType slot{"", *dtype, {}};
       for (const shape::ShapeDim& d : p.type.shape()) slot.shape.push_back(dimSpelling(std::get<shape::DimExpr>(d)));
+      if (auto e = enumParts.find(p.value.getAsOpaquePointer()); e != enumParts.end()) slot.enumItem = e->second;
       out.results.push_back(slot);
     }
     fn.setType(builder_.getFunctionType(inputs, results));

@@ -568,6 +568,43 @@ def block_method_views(rng):
 
 
 @program
+def struct_results(rng):
+    x = float(dyadic(rng, ()))
+    calls = []
+    for c in (True, False):
+        calls.append(call("chosen", {"x": x, "c": c}, result(x, "f32", EXACT, part=0), result(c, "bool", part=1),
+                          result(x * 2.0 if c else 0.0, "f32", EXACT_DYADIC, part=2)))
+    calls.append(call("known", {"x": x}, result(x, "f32", EXACT, part=0), result(True, "bool", part=1),
+                      result(x + 1.0, "f32", EXACT_DYADIC, part=2)))
+    calls.append(call("absent_in_tuple", {"x": x}, result(x, "f32", EXACT, part=0), result(False, "bool", part=1),
+                      result(0.0, "f32", EXACT, part=2), result(x, "f32", EXACT, part=3)))
+    calls.append(call("tagged", {"x": x}, result(x, "f32", EXACT, part=0), result(1, "i32", part=1)))
+    return calls
+
+
+@program
+def narrow_float_rounding(rng):
+    rounded = {"rel": 0.0, "abs": 0.0,
+               "why": "exact: each operation's f32 result (exact for these inputs) rounded once to the narrow dtype"}
+    a = f32([1.0, 3.0, 0.5, -2.0])
+    b = f32([256.0, 512.0, 1024.0, 0.25])
+    s = bf16_round(a + b)
+    calls = [call("chain_bf16", {"a": a, "b": b}, result(bf16_round(s - b), "bf16", rounded))]
+    h = np.array([60000.0, 2048.0, 1.5], dtype=np.float16)
+    with np.errstate(over="ignore"):
+        twice = (h + h).astype(np.float16)
+    calls.append(call("chain_f16", {"a": h}, result((twice - h).astype(np.float16), "f16", rounded, part=0),
+                      result((h + np.float16(1.0)).astype(np.float16) == h, "bool", part=1)))
+    calls.append(call("scalar_bf16", {"a": 1.0, "b": 256.0},
+                      result(bf16_round(bf16_round(f32(257.0)) - 256.0), "bf16", rounded)))
+    x = f32(256.0)
+    for _ in range(3):
+        x = bf16_round(bf16_round(x + 1.0) + 1.0)
+    calls.append(call("counter", {"start": 256.0, "n": 3}, result(x, "bf16", rounded)))
+    return calls
+
+
+@program
 def scans(rng):
     x = dyadic(rng, (3,))
     xi = rng.integers(-9, 10, size=2).astype(np.int32)
