@@ -85,7 +85,9 @@ Result Lowerer::lowerComprehension(const ast::LetComprehensionStmt* s) {
   // whole tensor), else it would be a tensor per element.
   if (notation_ && !usesPerElementValues(s->value, &s->outputs))
     return outsideNotation([&] { return lowerComprehension(s); });
-  if (notation_) return unsupported(s->name.span, "index notation over a value computed per element of the enclosing index notation");
+  if (notation_)
+    return unsupported(s->name.span,
+                       "index notation over a value computed per element of the enclosing index notation");
   std::map<SpanKey, std::vector<shape::DimExpr>> domains;
   if (!indexDomains(s->value, domains)) return std::nullopt;
   std::vector<NotationOutput> outputs;
