@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "compiler/check/CheckerImpl.h"
 #include "compiler/parse/ASTPrinter.h"
@@ -465,24 +466,69 @@ void Checker::run() {
 }
 
 void Checker::reportRecursion() {
+  // A call closes a cycle when its caller and callee are in one strongly
+  // connected component of the call graph (Tarjan's algorithm, iterative:
+  // a chain of thousands of functions neither recurses deeply nor searches
+  // the graph again for every call).
   std::unordered_map<const ast::FunctionItem*, std::vector<const ast::FunctionItem*>> edges;
-  for (const CallEdge& e : calls_) edges[e.caller].push_back(e.callee);
-  auto reaches = [&](const ast::FunctionItem* from, const ast::FunctionItem* to) {
-    std::set<const ast::FunctionItem*> seen;
-    std::vector<const ast::FunctionItem*> work{from};
-    while (!work.empty()) {
-      const ast::FunctionItem* f = work.back();
-      work.pop_back();
-      if (f == to) return true;
-      if (!seen.insert(f).second) continue;
-      for (const ast::FunctionItem* next : edges[f]) work.push_back(next);
-    }
-    return false;
-  };
-  // One report per cycle: at the first call (in checking order) that closes it.
-  std::set<const ast::FunctionItem*> reported;
+  std::vector<const ast::FunctionItem*> functions;
   for (const CallEdge& e : calls_) {
-    if (reported.count(e.caller) || !reaches(e.callee, e.caller)) continue;
+    for (const ast::FunctionItem* f : {e.caller, e.callee})
+      if (edges.try_emplace(f).second) functions.push_back(f);
+    edges[e.caller].push_back(e.callee);
+  }
+  struct Visit {
+    int index = -1;
+    int low = 0;
+    bool onStack = false;
+  };
+  std::unordered_map<const ast::FunctionItem*, Visit> visits;
+  std::unordered_map<const ast::FunctionItem*, int> component;
+  std::vector<const ast::FunctionItem*> stack;
+  int counter = 0;
+  int components = 0;
+  for (const ast::FunctionItem* root : functions) {
+    if (visits[root].index >= 0) continue;
+    std::vector<std::pair<const ast::FunctionItem*, size_t>> work{{root, 0}};
+    visits[root] = Visit{counter, counter, true};
+    ++counter;
+    stack.push_back(root);
+    while (!work.empty()) {
+      auto& [f, next] = work.back();
+      const std::vector<const ast::FunctionItem*>& callees = edges[f];
+      if (next < callees.size()) {
+        const ast::FunctionItem* callee = callees[next++];
+        Visit& v = visits[callee];
+        if (v.index < 0) {
+          v = Visit{counter, counter, true};
+          ++counter;
+          stack.push_back(callee);
+          work.emplace_back(callee, 0);
+        } else if (v.onStack) {
+          visits[f].low = std::min(visits[f].low, v.index);
+        }
+        continue;
+      }
+      const ast::FunctionItem* done = f;
+      work.pop_back();
+      Visit& v = visits[done];
+      if (!work.empty()) visits[work.back().first].low = std::min(visits[work.back().first].low, v.low);
+      if (v.low != v.index) continue;
+      const ast::FunctionItem* member = nullptr;
+      do {
+        member = stack.back();
+        stack.pop_back();
+        visits[member].onStack = false;
+        component[member] = components;
+      } while (member != done);
+      ++components;
+    }
+  }
+  // One report per cycle: at the first call (in checking order) that closes it.
+  std::set<int> reported;
+  for (const CallEdge& e : calls_) {
+    int cycle = component[e.caller];
+    if (reported.count(cycle) || component[e.callee] != cycle) continue;
     auto d = diagnostics_.emit(DiagnosticKind::Recursion, e.span, e.callee->name.name);
     if (e.callee == e.caller) {
       d.label(fmt::format("`{}` calls itself", e.caller->name.name));
@@ -492,9 +538,7 @@ void Checker::reportRecursion() {
     }
     d.secondary(e.callee->name.span, "declared here")
         .help("Linnet forbids recursion; unroll it with `static for` or loop with `while`");
-    for (const auto& [caller, callees] : edges)
-      if (reaches(caller, e.caller) && reaches(e.caller, caller)) reported.insert(caller);
-    reported.insert(e.caller);
+    reported.insert(cycle);
   }
 }
 

@@ -83,31 +83,70 @@ std::string styled(const RenderOptions& options, std::string_view code, std::str
   return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
 }
 
+// A source line longer than this many bytes is shown as a window of that
+// size starting a little before its first marker, with `...` for the parts
+// left out: 200 diagnostics on a line of a gigabyte (a minified or generated
+// file) print kilobytes, not hundreds of gigabytes.
+constexpr size_t kLongLine = 4096;
+constexpr size_t kLongLineContext = 120;  // bytes shown before the first marker
+
 // Prints the snippet lines of `labels` (all in one file).
 void renderSnippet(const SourceFile& file, const std::vector<const DiagnosticLabel*>& labels,
                    size_t gutter, std::ostream& out, const RenderOptions& options) {
-  std::map<uint32_t, std::vector<LineMarker>> byLine;
-  std::map<uint32_t, DisplayLine> displays;
+  struct ByteMarker {
+    uint32_t startByte;
+    uint32_t endByte;
+    const DiagnosticLabel* label;
+  };
+  std::map<uint32_t, std::vector<ByteMarker>> byteMarkers;
+  std::string_view all = file.text();
   for (const DiagnosticLabel* label : labels) {
     LineColumn start = file.lineColumn(label->span.begin);
     LineColumn end = file.lineColumn(label->span.end);
-    auto [it, inserted] = displays.try_emplace(start.line);
-    if (inserted) it->second = makeDisplayLine(file.lineText(start.line));
-    const DisplayLine& display = it->second;
     std::string_view raw = file.lineText(start.line);
-    // The line's first byte: scan back from the span to the previous newline.
-    std::string_view all = file.text();
-    uint32_t lineStartOffset = label->span.begin;
-    while (lineStartOffset > 0 && all[lineStartOffset - 1] != '\n') --lineStartOffset;
-    uint32_t startByte = label->span.begin - lineStartOffset;
+    uint32_t lineStartOffset = static_cast<uint32_t>(raw.data() - all.data());
+    uint32_t startByte = label->span.begin - std::min(label->span.begin, lineStartOffset);
     uint32_t endByte = end.line == start.line ? label->span.end - lineStartOffset
                                               : static_cast<uint32_t>(raw.size());
     startByte = std::min<uint32_t>(startByte, raw.size());
     endByte = std::clamp<uint32_t>(endByte, startByte, raw.size());
-    uint32_t startColumn = display.columnOfByte[startByte];
-    uint32_t endColumn = display.columnOfByte[endByte];
-    uint32_t width = std::max<uint32_t>(1, endColumn - startColumn);
-    byLine[start.line].push_back({startColumn, width, label->primary, label->text});
+    byteMarkers[start.line].push_back({startByte, endByte, label});
+  }
+
+  std::map<uint32_t, std::vector<LineMarker>> byLine;
+  std::map<uint32_t, DisplayLine> displays;
+  for (const auto& [lineNumber, markers] : byteMarkers) {
+    std::string_view raw = file.lineText(lineNumber);
+    size_t windowBegin = 0;
+    size_t windowEnd = raw.size();
+    if (raw.size() > kLongLine) {
+      uint32_t first = markers.front().startByte;
+      for (const ByteMarker& m : markers) first = std::min(first, m.startByte);
+      windowBegin = first > kLongLineContext ? first - kLongLineContext : 0;
+      windowEnd = std::min(raw.size(), windowBegin + kLongLine);
+      // Whole characters only: no window edge inside a UTF-8 sequence.
+      auto continuation = [&](size_t i) { return (static_cast<unsigned char>(raw[i]) & 0xC0) == 0x80; };
+      while (windowBegin > 0 && windowBegin < raw.size() && continuation(windowBegin)) --windowBegin;
+      while (windowEnd < raw.size() && windowEnd > windowBegin && continuation(windowEnd)) --windowEnd;
+    }
+    std::string prefix = windowBegin > 0 ? "..." : "";
+    DisplayLine display = makeDisplayLine(raw.substr(windowBegin, windowEnd - windowBegin));
+    if (!prefix.empty()) {
+      display.text = prefix + display.text;
+      for (uint32_t& column : display.columnOfByte) column += static_cast<uint32_t>(prefix.size());
+    }
+    if (windowEnd < raw.size()) display.text += "...";
+    auto column = [&](uint32_t byte) {
+      size_t clamped = std::clamp<size_t>(byte, windowBegin, windowEnd) - windowBegin;
+      return display.columnOfByte[clamped];
+    };
+    for (const ByteMarker& m : markers) {
+      uint32_t startColumn = column(m.startByte);
+      uint32_t endColumn = column(m.endByte);
+      uint32_t width = std::max<uint32_t>(1, endColumn - startColumn);
+      byLine[lineNumber].push_back({startColumn, width, m.label->primary, m.label->text});
+    }
+    displays[lineNumber] = std::move(display);
   }
 
   std::string blank(gutter, ' ');

@@ -1,20 +1,28 @@
 // `linnet fmt`: rewrites source files in the one canonical style of
 // ast::printModule. A file with syntax errors is never rewritten; a rewrite
-// goes to a temporary file in the same directory that is then renamed over
-// the original, so a crash or a full disk never leaves half a file.
+// goes through rt::writeFileAtomically (a temporary file beside the target,
+// synced and renamed over it), so a crash or a full disk never leaves half a
+// file, and a symbolic link stays a link to the file it names. A read-only
+// file, and one that changed or vanished while it was formatted, is reported
+// and left as it is.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "compiler/diagnostics/DiagnosticRenderer.h"
 #include "compiler/driver/Driver.h"
 #include "compiler/lex/Lexer.h"
 #include "compiler/parse/ASTPrinter.h"
 #include "compiler/parse/Parser.h"
+#include "runtime/io/AtomicFile.h"
 
 namespace linnet::driver {
 
@@ -44,36 +52,61 @@ std::vector<std::string> collectFiles(const std::vector<std::string>& paths, boo
     } else if (fs::is_regular_file(path, ec) || path == "-") {
       files.push_back(path);
     } else {
-      std::cerr << "linnet: error: cannot read `" << path << "`\n";
+      // As `linnet check` says it: a FIFO, a device or a socket is never read
+      // (a FIFO would block), and a link to nothing is missing.
+      bool exists = fs::exists(path, ec);
+      std::cerr << "linnet: error: cannot read `" << path << "`: "
+                << (exists ? "it is not a regular file" : "no such file or directory") << "\n";
       ok = false;
     }
   }
   return files;
 }
 
-bool writeAtomically(const std::string& path, const std::string& text) {
-  fs::path target(path);
-  fs::path temporary = target;
-  temporary += ".linnet-fmt-" + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      return false;
+// Standard input, up to the size a source file may have (SourceManager's
+// 2 GiB, as 32-bit spans need): `linnet fmt - < /dev/zero` stops there
+// instead of reading until memory runs out. nullopt with `error` set when it
+// is too large or cannot be read (`< /`).
+std::optional<std::string> readStandardInput(std::string& error) {
+  constexpr size_t kLimit = size_t(1) << 31;
+  std::string text;
+  char chunk[1 << 16];
+  while (size_t got = std::fread(chunk, 1, sizeof chunk, stdin)) {
+    if (text.size() + got >= kLimit) {
+      error = "standard input is too large (2 GiB or more)";
+      return std::nullopt;
     }
+    text.append(chunk, got);
   }
-  std::error_code ec;
-  fs::permissions(temporary, fs::status(target, ec).permissions(), ec);
-  fs::rename(temporary, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    return false;
+  if (std::ferror(stdin)) {
+    error = "cannot read standard input";
+    return std::nullopt;
   }
-  return true;
+  return text;
+}
+
+// Why `path`, formatted from `original` into `formatted`, must not be
+// replaced, or "". Renaming over a file needs only a writable directory, so
+// a file without write permission (for this user, or for anyone: `chmod
+// a-w`, which even root's rewrite respects here) is refused; so is one whose
+// text is no longer what was formatted (an editor saved it meanwhile) or
+// that is gone. `*done` is set when it already holds `formatted` (another
+// `linnet fmt` of the same file got there first).
+std::string refusal(const std::string& path, std::string_view original, std::string_view formatted,
+                    bool* done) {
+  struct stat status {};
+  if (stat(path.c_str(), &status) != 0) return "it was removed while it was formatted";
+  if (!S_ISREG(status.st_mode)) return "it is no longer a regular file";
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream now;
+  now << in.rdbuf();
+  if (in && now.str() == formatted) {
+    *done = true;
+    return "";
+  }
+  if ((status.st_mode & 0222) == 0 || access(path.c_str(), W_OK) != 0) return "it is read-only";
+  if (!in || now.str() != original) return "it changed while it was formatted";
+  return "";
 }
 
 }  // namespace
@@ -87,9 +120,14 @@ int runFormat(const CommonOptions& common, const FormatOptions& options) {
     DiagnosticEmitter diagnostics;
     FileId file;
     if (path == "-") {
-      std::stringstream text;
-      text << std::cin.rdbuf();
-      file = sources.addBuffer("<stdin>", text.str());
+      std::string error;
+      std::optional<std::string> text = readStandardInput(error);
+      if (!text) {
+        std::cerr << "linnet: error: " << error << "\n";
+        ok = false;
+        continue;
+      }
+      file = sources.addBuffer("<stdin>", std::move(*text));
     } else {
       std::string error;
       std::optional<FileId> loaded = sources.addFile(path, &error);
@@ -108,18 +146,28 @@ int runFormat(const CommonOptions& common, const FormatOptions& options) {
       continue;
     }
     std::string formatted = ast::printModule(*module);
-    if (path == "-") {
+    // `--check -` checks standard input as it checks files (it printed the
+    // formatted text and exited 0 whatever the input was).
+    if (path == "-" && !options.check) {
       std::cout << formatted;
       continue;
     }
     if (formatted == sources.file(file).text()) continue;
     if (options.check) {
-      std::cout << "would reformat " << path << "\n";
+      std::cout << "would reformat " << (path == "-" ? "<stdin>" : path) << "\n";
       wouldReformat = true;
       continue;
     }
-    if (!writeAtomically(path, formatted)) {
-      std::cerr << "linnet: error: cannot write `" << path << "`\n";
+    bool done = false;
+    std::string why = refusal(path, sources.file(file).text(), formatted, &done);
+    if (done) continue;
+    if (!why.empty()) {
+      std::cerr << "linnet: error: `" << path << "` is not reformatted: " << why << "\n";
+      ok = false;
+      continue;
+    }
+    if (rt::Status written = rt::writeFileAtomically(path, formatted); !written) {
+      std::cerr << "linnet: error: " << written.message() << "\n";
       ok = false;
     }
   }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,9 @@
 #include "runtime/cli/RunFlags.h"
 #include "runtime/support/MemoryPolicy.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int runCommandLine(int argc, char** argv) {
   using namespace linnet::driver;
 
   // `--no-color` may appear anywhere, so take it out before CLI11 sees it.
@@ -191,4 +194,29 @@ int main(int argc, char** argv) {
   }
   std::cerr << app.help();
   return kExitUsage;
+}
+
+}  // namespace
+
+// Output that could not be written (`linnet fmt - > /dev/full`, a graph or
+// a check report into a full disk) fails the command instead of vanishing
+// behind exit code 0, and running out of memory (a limit set with `ulimit
+// -v`) is an error message, not an abort.
+int main(int argc, char** argv) {
+  using namespace linnet::driver;
+  int code = kExitOk;
+  try {
+    code = runCommandLine(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "linnet: error: out of memory\n";
+    return kExitErrors;
+  }
+  // A command that failed has said why already (`linnet run` names the text
+  // it could not write).
+  std::cout.flush();
+  if (code == kExitOk && (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))) {
+    std::cerr << "linnet: error: cannot write to standard output\n";
+    code = kExitErrors;
+  }
+  return code;
 }

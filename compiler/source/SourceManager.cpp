@@ -8,27 +8,41 @@
 
 namespace linnet {
 
+namespace {
+
+bool startsCodePoint(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+}  // namespace
+
 SourceFile::SourceFile(std::string path, std::string text)
     : path_(std::move(path)), text_(std::move(text)) {
   lineStarts_.push_back(0);
+  codePointMarks_.reserve(text_.size() / kCodePointStride + 1);
+  uint32_t codePoints = 0;
   for (uint32_t i = 0; i < text_.size(); ++i) {
+    if (i % kCodePointStride == 0) codePointMarks_.push_back(codePoints);
     if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+    codePoints += startsCodePoint(text_[i]);
   }
+  if (text_.size() % kCodePointStride == 0) codePointMarks_.push_back(codePoints);
+}
+
+// Every byte that is not a UTF-8 continuation byte starts a code point.
+uint32_t SourceFile::codePointsBefore(uint32_t offset) const {
+  uint32_t mark = offset / kCodePointStride;
+  uint32_t count = codePointMarks_[mark];
+  for (uint32_t i = mark * kCodePointStride; i < offset; ++i) count += startsCodePoint(text_[i]);
+  return count;
 }
 
 LineColumn SourceFile::lineColumn(uint32_t offset) const {
   offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text_.size()));
   auto it = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), offset);
   uint32_t lineIndex = static_cast<uint32_t>(it - lineStarts_.begin()) - 1;
-  uint32_t column = 1;
   uint32_t begin = lineStarts_[lineIndex];
   // A byte-order mark is not part of the text: the first character is column 1.
   if (begin == 0 && text_.starts_with("\xEF\xBB\xBF")) begin = std::min<uint32_t>(3, offset);
-  // Count code points: every byte that is not a UTF-8 continuation byte.
-  for (uint32_t i = begin; i < offset; ++i) {
-    if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++column;
-  }
-  return {lineIndex + 1, column};
+  return {lineIndex + 1, codePointsBefore(offset) - codePointsBefore(begin) + 1};
 }
 
 std::string_view SourceFile::lineText(uint32_t line) const {

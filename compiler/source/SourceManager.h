@@ -48,9 +48,16 @@ class SourceFile {
   uint32_t lineCount() const { return static_cast<uint32_t>(lineStarts_.size()); }
 
  private:
+  // Code points before offset `i * kCodePointStride`: lineColumn counts at
+  // most one stride of bytes, so a column on a very long line (a program
+  // written on one line) costs the same as on a short one.
+  static constexpr uint32_t kCodePointStride = 256;
+  uint32_t codePointsBefore(uint32_t offset) const;
+
   std::string path_;
   std::string text_;
   std::vector<uint32_t> lineStarts_;
+  std::vector<uint32_t> codePointMarks_;
 };
 
 class SourceManager {

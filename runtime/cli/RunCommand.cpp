@@ -230,6 +230,9 @@ private:
                    "linnet-run: note: %zu generated token id(s) past the tokenizer's %zu ids (rows that pad the "
                    "model's vocabulary) have no text and were printed as nothing\n",
                    report->untokenized, tokenizer->vocabSize());
+    // Streamed text that could not be written (`> /dev/full`) fails the run.
+    if (std::fflush(options_.out) != 0 || std::ferror(options_.out))
+      return input(fmt::format("cannot write the generated text: {}", std::strerror(errno)));
     return std::nullopt;
   }
 

@@ -7,6 +7,7 @@
 
 #include "FrontendTestUtil.h"
 #include "compiler/parse/ASTPrinter.h"
+#include "compiler/source/SourceManager.h"
 
 namespace linnet::test {
 namespace {
@@ -147,6 +148,41 @@ TEST(Robustness, GarbageIsBounded) {
   auto q = parseText("module m\n" + repeat(")]}>,;:=", 20000));
   EXPECT_TRUE(q->diagnostics.hasErrors());
   exercise(*q);
+}
+
+// Columns count code points from the line's start (after a byte-order mark)
+// through an index of every 256 bytes, so that a column on a line of
+// megabytes costs no more than on a short one; they must equal the count.
+TEST(Robustness, ColumnsOnLongLinesCountCodePoints) {
+  const std::string_view pieces[] = {"a", " ", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xFF"};
+  for (bool bom : {false, true}) {
+    std::string text = bom ? "\xEF\xBB\xBF" : "";
+    for (int i = 0; i < 6000; ++i) {
+      text += pieces[(i * 7 + i / 13) % 6];
+      if (i % 2500 == 2499) text += "\n";
+    }
+    SourceFile file("long.linnet", text);
+    uint32_t line = 1, column = 1;
+    for (uint32_t offset = 0; offset <= text.size(); ++offset) {
+      if (!(bom && offset < 3)) {
+        LineColumn lc = file.lineColumn(offset);
+        ASSERT_EQ(lc.line, line) << "offset " << offset;
+        ASSERT_EQ(lc.column, column) << "offset " << offset;
+      }
+      if (offset == text.size()) break;
+      if (text[offset] == '\n') {
+        ++line;
+        column = 1;
+      } else if ((static_cast<unsigned char>(text[offset]) & 0xC0) != 0x80 && !(bom && offset < 3)) {
+        ++column;
+      }
+    }
+  }
+  SourceFile empty("empty.linnet", "");
+  EXPECT_EQ(empty.lineColumn(0).column, 1u);
+  SourceFile exact("exact.linnet", std::string(512, 'x'));
+  EXPECT_EQ(exact.lineColumn(512).column, 513u);
+  EXPECT_EQ(exact.lineColumn(256).column, 257u);
 }
 
 }  // namespace
