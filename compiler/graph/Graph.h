@@ -10,6 +10,7 @@
 // self-contained HTML page (GraphRender.cpp, GraphSvg.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -24,6 +25,15 @@
 namespace linnet::graph {
 
 enum class Format { Text, Dot, Svg, Html };
+
+// A graph stops being built past this many nodes, edges and groups, and the
+// view is an error: expansion multiplies (a block whose method calls its
+// sub-block twice, nested 40 deep, is 2^40 nodes at --expand 40).
+inline constexpr size_t kMaxGraphElements = 1000000;
+// SVG and HTML are refused past this layout cost (layoutCost): Graphviz's dot
+// layout needs time and memory far beyond linear in it, and crashes on some
+// graphs of a few hundred nodes.
+inline constexpr size_t kMaxLayoutCost = 20000;
 
 // A generic's value: a dimension or a dtype.
 struct GenericValue {
@@ -104,6 +114,10 @@ std::string toDot(const Graph& graph);
 // Lays out and renders the dot form through Graphviz (gvLayout/gvRenderData).
 // Returns false with `error` set when Graphviz fails.
 bool toSvg(const Graph& graph, std::string& svg, std::string& error);
+// What dot's layout will handle: nodes and groups, plus for each edge the
+// ranks it spans twice over (dot gives a long edge a virtual node per rank,
+// and labelled edges two), ranks being longest paths over forward edges.
+size_t layoutCost(const Graph& graph);
 bool toHtml(const Graph& graph, std::string& html, std::string& error);
 
 // The whole view: build and print in `options.format`. Returns the exit code

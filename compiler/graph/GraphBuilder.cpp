@@ -23,6 +23,13 @@ namespace {
 using check::Type;
 using check::TypeKind;
 
+// Block calls open no deeper than this many nested groups, and not while the
+// walk is this many statements and expressions deep (each opened call walks
+// the callee's body recursively; a function's own body is bounded by the
+// parser's nesting limit).
+constexpr int kMaxGroupDepth = 100;
+constexpr int kMaxWalkDepth = 1000;
+
 struct Frame;
 
 struct Value {
@@ -34,11 +41,14 @@ struct Value {
   const Frame* frame = nullptr;
 };
 
-// A runtime loop (`while`, `for`, a scan) being walked: the locals at its
-// start and the reads, inside it, of those starting values.
+// A runtime loop (`while`, `for`, a scan) being walked: the locals it has
+// changed so far, with their values at its start, and the reads, inside it,
+// of starting values. A local it has not changed still holds its start value
+// in the frame, so nothing is copied when a loop begins (a copy of every
+// local per loop made 8000 loops after 8000 locals take seconds).
 struct LoopRecord {
   const Frame* frame = nullptr;
-  std::map<std::string, int> start;  // name -> node
+  std::map<std::string, int> changed;  // name -> node at the loop's start (-1: none)
   struct Use {
     std::string name;
     int to;
@@ -65,11 +75,14 @@ class Builder {
           int expand)
       : checked_(checked), sources_(sources), graph_(graph), expand_(expand) {}
 
+  bool tooLarge() const { return tooLarge_; }
+
   void buildEntry(const ast::FunctionItem& entry, const check::Signature* signature) {
     Group root;
     root.label = entry.name.name;
     root.location = location(entry.name.span);
     graph_.groups.push_back(root);
+    groupDepth_.push_back(0);
     Frame frame;
     frame.function = checked_.functionOf(&entry);
     frame.module = signature ? signature->module : nullptr;
@@ -90,6 +103,22 @@ class Builder {
   int seq_ = 0;
   int resultNode_ = -1;
   std::vector<LoopRecord> loops_;
+  std::vector<int> groupDepth_;  // nesting of each group, the entry's 0
+  int walkDepth_ = 0;            // statements and expressions being walked
+  bool tooLarge_ = false;        // kMaxGraphElements passed: the walk stops
+
+  // Counts the statements and expressions being walked, so that opening one
+  // more block call never deepens the recursion past what the stack holds.
+  struct Walking {
+    explicit Walking(int& depth) : depth_(depth) { ++depth_; }
+    ~Walking() { --depth_; }
+    int& depth_;
+  };
+
+  void noteSize() {
+    if (graph_.nodes.size() + graph_.edges.size() + graph_.groups.size() > kMaxGraphElements)
+      tooLarge_ = true;
+  }
 
   std::string location(Span span) const {
     if (!span.valid()) return "";
@@ -111,6 +140,7 @@ class Builder {
       if (space && !out.empty()) out += ' ';
       space = false;
       out += c;
+      if (out.size() > limit) break;  // enough to shorten: the rest is not read
     }
     if (out.size() > limit) out = out.substr(0, limit - 3) + "...";
     return out;
@@ -141,6 +171,7 @@ class Builder {
     n.detail = std::move(detail);
     n.location = location(span);
     graph_.nodes.push_back(std::move(n));
+    noteSize();
     return graph_.nodes.back().id;
   }
 
@@ -154,25 +185,55 @@ class Builder {
     g.detail = std::move(detail);
     g.location = location(span);
     graph_.groups.push_back(std::move(g));
+    groupDepth_.push_back(groupDepth_[parent] + 1);
+    noteSize();
     return graph_.groups.back().id;
   }
 
   void connect(const Value& v, int to, Span at) {
     if (v.node < 0 || to < 0) return;
     graph_.edges.push_back(Edge{v.node, to, edgeType(v.type), v.type, location(at)});
+    noteSize();
     if (v.name.empty()) return;
     for (LoopRecord& loop : loops_) {
-      auto it = loop.start.find(v.name);
-      if (loop.frame == v.frame && it != loop.start.end() && it->second == v.node)
+      if (loop.frame != v.frame) continue;
+      int start = startNode(loop, *v.frame, v.name);
+      if (start >= 0 && start == v.node)
         loop.uses.push_back(LoopRecord::Use{v.name, to, v.type, location(at)});
     }
+  }
+
+  static int currentNode(const Frame& f, const std::string& name) {
+    auto it = f.env.find(name);
+    return it == f.env.end() ? -1 : it->second.node;
+  }
+
+  // The node `name` held when `loop` began.
+  static int startNode(const LoopRecord& loop, const Frame& f, const std::string& name) {
+    auto it = loop.changed.find(name);
+    return it != loop.changed.end() ? it->second : currentNode(f, name);
+  }
+
+  // Every change of a local goes through here, so that the loops walking
+  // the frame keep its start value.
+  void setLocal(Frame& f, const std::string& name, const Value& v) {
+    noteChange(f, name);
+    f.env[name] = v;
+  }
+
+  void eraseLocal(Frame& f, const std::string& name) {
+    noteChange(f, name);
+    f.env.erase(name);
+  }
+
+  void noteChange(const Frame& f, const std::string& name) {
+    for (LoopRecord& loop : loops_)
+      if (loop.frame == &f && !loop.changed.count(name)) loop.changed[name] = currentNode(f, name);
   }
 
   void beginLoop(const Frame& f) {
     LoopRecord loop;
     loop.frame = &f;
-    for (const auto& [name, value] : f.env)
-      if (value.node >= 0) loop.start[name] = value.node;
     loops_.push_back(std::move(loop));
   }
 
@@ -181,29 +242,33 @@ class Builder {
     LoopRecord loop = std::move(loops_.back());
     loops_.pop_back();
     for (const LoopRecord::Use& use : loop.uses) {
-      auto it = f.env.find(use.name);
-      if (it == f.env.end() || it->second.node < 0 || it->second.node == loop.start[use.name])
-        continue;
-      Edge e{it->second.node, use.to, edgeType(use.type), use.type, use.location};
+      int now = currentNode(f, use.name);
+      if (now < 0 || now == startNode(loop, f, use.name)) continue;
+      Edge e{now, use.to, edgeType(use.type), use.type, use.location};
       e.back = true;
       graph_.edges.push_back(std::move(e));
+      noteSize();
     }
   }
 
   // ------------------------------------------------------------ statements
 
   void body(Frame& f, const std::vector<ast::Stmt*>& stmts) {
-    for (const ast::Stmt* s : stmts) statement(f, s);
+    for (const ast::Stmt* s : stmts) {
+      if (tooLarge_) return;
+      statement(f, s);
+    }
   }
 
   void bindPattern(Frame& f, const ast::Pattern* p, const Value& v) {
     if (!p) return;
-    if (p->kind == ast::PatternKind::Binding) f.env[p->name.name] = v;
+    if (p->kind == ast::PatternKind::Binding) setLocal(f, p->name.name, v);
     for (const ast::Pattern* e : p->elements) bindPattern(f, e, Value{v.node, Type(), {}, nullptr});
     if (p->inner) bindPattern(f, p->inner, Value{v.node, Type(), {}, nullptr});
   }
 
   void statement(Frame& f, const ast::Stmt* s) {
+    Walking walking(walkDepth_);
     if (auto* let = ast::as<ast::LetStmt>(s)) {
       bindPattern(f, let->pattern, eval(f, let->value));
     } else if (auto* var = ast::as<ast::VarStmt>(s)) {
@@ -219,11 +284,11 @@ class Builder {
                          "", s->span);
         v.type = declared;
       }
-      f.env[var->name.name] = v;
+      setLocal(f, var->name.name, v);
     } else if (auto* assign = ast::as<ast::AssignStmt>(s)) {
       Value v = eval(f, assign->value);
       if (f.env.count(assign->target.name)) {
-        f.env[assign->target.name] = v;
+        setLocal(f, assign->target.name, v);
       } else {
         // Not a local: a `state` member written (the only other mutation).
         int id = addNode(f.group, NodeKind::State, assign->target.name, "", s->span);
@@ -237,7 +302,7 @@ class Builder {
       label += "]";
       int id = addNode(f.group, NodeKind::Value, label, "index notation", s->span);
       connectFree(f, comp->value, id);
-      f.env[comp->name.name] = Value{id, Type(), {}, nullptr};
+      setLocal(f, comp->name.name, Value{id, Type(), {}, nullptr});
     } else if (auto* ret = ast::as<ast::ReturnStmt>(s)) {
       Value v = ret->value ? eval(f, ret->value) : Value{};
       if (f.depth > 0) {
@@ -283,7 +348,7 @@ class Builder {
     // Over a block array the variable is a receiver: `layers[layer].forward`.
     std::string saved = f.receivers.count(variable) ? f.receivers[variable] : "";
     if (!loop.rangeEnd && loop.iterable) f.receivers[variable] = receiverText(f, loop.iterable) + "[" + variable + "]";
-    f.env.erase(variable);
+    eraseLocal(f, variable);
     body(f, loop.body);
     if (saved.empty()) f.receivers.erase(variable);
     else f.receivers[variable] = saved;
@@ -297,7 +362,7 @@ class Builder {
     int g = addGroup(f.group, GroupKind::Loop, label, scan ? "scan" : "", span);
     int outer = f.group;
     f.group = g;
-    f.env.erase(variable.name);
+    eraseLocal(f, variable.name);
     Value saved = f.returned;
     f.returned = Value{};
     beginLoop(f);
@@ -398,6 +463,7 @@ class Builder {
 
   Value eval(Frame& f, const ast::Expr* e) {
     if (!e) return Value{};
+    Walking walking(walkDepth_);
     switch (e->kind) {
       case ast::ExprKind::Name: {
         auto it = f.env.find(ast::as<ast::NameExpr>(e)->name.name);
@@ -512,7 +578,13 @@ class Builder {
 
     const check::CheckedFunction* callee = target ? checked_.functionOf(target) : nullptr;
     Type result = typeIn(f, &c);
-    if (method && callee && f.depth < expand_ && !target->body.empty()) {
+    // A call is opened up to --expand levels deep, while the groups nest less
+    // than kMaxGroupDepth and the walk is shallow enough for the stack; past
+    // that it stays closed (a chain of thousands of blocks at --expand 10000
+    // overflowed the stack).
+    bool open = f.depth < expand_ && groupDepth_[f.group] < kMaxGroupDepth &&
+                walkDepth_ < kMaxWalkDepth && !tooLarge_;
+    if (method && callee && open && !target->body.empty()) {
       int g = addGroup(f.group, GroupKind::BlockCall, label, detail, c.span);
       Frame inner;
       inner.function = callee;
@@ -754,6 +826,13 @@ bool buildGraph(const Program& program, const check::CheckedProgram& checked,
   }
   Builder builder(checked, sources, graph, options.expand);
   builder.buildEntry(*entry, signature);
+  if (builder.tooLarge()) {
+    err << "linnet: error: the graph of `" << graph.entry << "` is too large to draw (more than "
+        << kMaxGraphElements << " nodes, edges and groups at --expand " << options.expand << ")";
+    if (options.expand > 0) err << "; draw fewer levels with a smaller --expand";
+    err << "\n";
+    return false;
+  }
   if (options.binds.empty() && options.values.empty()) return true;
   return bindValues(signature, options.values, options.binds, graph, err);
 }

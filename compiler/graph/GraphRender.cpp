@@ -58,8 +58,9 @@ std::string nodeName(const Graph& g, int id) {
   return "n" + std::to_string(id) + " " + g.nodes[id].label;
 }
 
-void printGroup(const Graph& g, const std::vector<std::vector<Item>>& children, int group,
-                int indent, std::ostream& out) {
+void printGroup(const Graph& g, const std::vector<std::vector<Item>>& children,
+                const std::vector<std::vector<int>>& incoming, int group, int indent,
+                std::ostream& out) {
   std::string pad(indent * 2, ' ');
   for (const Item& item : children[group]) {
     if (item.isGroup) {
@@ -67,7 +68,7 @@ void printGroup(const Graph& g, const std::vector<std::vector<Item>>& children, 
       out << pad << "group " << groupKindName(sub.kind) << " \"" << sub.label << "\"";
       if (!sub.detail.empty()) out << " " << sub.detail;
       out << "\n";
-      printGroup(g, children, sub.id, indent + 1, out);
+      printGroup(g, children, incoming, sub.id, indent + 1, out);
       out << pad << "end\n";
       continue;
     }
@@ -75,10 +76,11 @@ void printGroup(const Graph& g, const std::vector<std::vector<Item>>& children, 
     out << pad << kindName(n.kind) << " n" << n.id << " " << n.label;
     if (!n.detail.empty()) out << " : " << n.detail;
     out << "\n";
-    for (const Edge& e : g.edges)
-      if (e.to == n.id)
-        out << pad << "  <- " << nodeName(g, e.from) << " : " << e.type
-            << (e.back ? " (next iteration)" : "") << "\n";
+    for (int index : incoming[n.id]) {
+      const Edge& e = g.edges[index];
+      out << pad << "  <- " << nodeName(g, e.from) << " : " << e.type
+          << (e.back ? " (next iteration)" : "") << "\n";
+    }
   }
 }
 
@@ -150,7 +152,13 @@ void dotGroup(const Graph& g, const std::vector<std::vector<Item>>& children, in
 void printText(const Graph& g, std::ostream& out) {
   out << "graph " << g.entry << " expand " << g.expand << "\n";
   auto children = childrenOf(g);
-  printGroup(g, children, 0, 1, out);
+  // Each node's incoming edges in edge order, found once: scanning every edge
+  // for every node made a graph of 10^5 nodes take minutes.
+  std::vector<std::vector<int>> incoming(g.nodes.size());
+  for (size_t i = 0; i < g.edges.size(); ++i)
+    if (g.edges[i].to >= 0 && static_cast<size_t>(g.edges[i].to) < g.nodes.size())
+      incoming[g.edges[i].to].push_back(static_cast<int>(i));
+  printGroup(g, children, incoming, 0, 1, out);
   out << "edges\n";
   for (const Edge& e : g.edges)
     out << "  " << nodeName(g, e.from) << (e.back ? " => " : " -> ") << nodeName(g, e.to) << " : "
