@@ -5,6 +5,7 @@
 // bound to the `index` arguments.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 #include <mlir/Dialect/Bufferization/IR/Bufferization.h>
@@ -228,13 +229,47 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
             [&](size_t k) { return fmt::format("_{}{}", g.name.name, ast::scalarTypeName(dtypes[k])); }))
       return std::nullopt;
   }
-  // An optional parameter is given or left out (`none`) by each call: a
-  // variant with it, and one without.
-  for (size_t i = 0; i < entry.params.size(); ++i) {
-    if (checked->signature->params[i].kind() != check::TypeKind::Optional) continue;
+  // An optional parameter, or an optional field or part of a struct or
+  // tuple parameter, is given or left out (`none`) by each call: a variant
+  // with it, and one without. One inside an optional's payload would give
+  // variants that differ in nothing: not compiled yet.
+  std::vector<std::string> optionals;  // argument paths, in argument order
+  std::function<bool(const check::Type&, const std::string&, size_t, bool)> findOptionals =
+      [&](const check::Type& t, const std::string& path, size_t param, bool insideOptional) {
+        if (t.kind() == check::TypeKind::Optional) {
+          if (insideOptional) {
+            unsupported(entry.params[param].span,
+                        fmt::format("an entry parameter of type `{}` inside `{}`", check::str(t),
+                                    check::str(checked->signature->params[param])));
+            return false;
+          }
+          optionals.push_back(path);
+          return findOptionals(t.elements()[0], path, param, true);
+        }
+        if (t.kind() == check::TypeKind::Tuple) {
+          for (size_t k = 0; k < t.elements().size(); ++k)
+            if (!findOptionals(t.elements()[k], fmt::format("{}.{}", path, k), param, insideOptional)) return false;
+          return true;
+        }
+        if (t.kind() == check::TypeKind::Struct) {
+          const std::vector<check::Type>* fields = inputs_.checked->structFieldsOf(t.structItem());
+          if (!fields) return true;
+          for (size_t k = 0; k < fields->size(); ++k)
+            if (!findOptionals(check::instantiate((*fields)[k], t.structArgs()),
+                               fmt::format("{}.{}", path, t.structItem()->fields[k].name.name), param,
+                               insideOptional))
+              return false;
+        }
+        return true;
+      };
+  for (size_t i = 0; i < entry.params.size(); ++i)
+    if (!findOptionals(checked->signature->params[i], entry.params[i].name.name, i, false)) return std::nullopt;
+  for (const std::string& path : optionals) {
+    std::string spelled = path;
+    std::replace(spelled.begin(), spelled.end(), '.', '_');
     if (!times(
-            2, [&](EntryVariant& e, size_t k) { if (k == 1) e.absent.insert(i); },
-            [&](size_t k) { return k == 1 ? "_no_" + entry.params[i].name.name : std::string(); }))
+            2, [&](EntryVariant& e, size_t k) { if (k == 1) e.absent.insert(path); },
+            [&](size_t k) { return k == 1 ? "_no_" + spelled : std::string(); }))
       return std::nullopt;
   }
   for (size_t v = 0; v < out.size(); ++v)
@@ -386,9 +421,13 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
           out.args.push_back(slot);
           return true;
         }
+        if (t.kind() == check::TypeKind::Optional) {
+          // Given or left out by the variant (variantsOf): its payload's
+          // arguments, or none.
+          if (variant.absent.count(name)) return true;
+          return addLeaves(t.elements()[0], name, param);
+        }
         if (!t.isTensor()) {
-          // An optional that is the parameter itself picks a variant; one
-          // inside a tuple or struct, or of an optional, has no slots yet.
           unsupported(entry.params[param].span,
                       fmt::format("an entry parameter of type `{}` inside `{}`", check::str(t),
                                   check::str(instantiate(sig.params[param]))));
@@ -405,10 +444,9 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       };
   for (size_t i = 0; i < entry.params.size(); ++i) {
     check::Type t = instantiate(sig.params[i]);
-    if (variant.absent.count(i)) continue;
-    if (t.kind() == check::TypeKind::Optional) t = t.elements()[0];
     size_t before = out.args.size();
     if (!addLeaves(t, entry.params[i].name.name, i)) return false;
+    if (t.kind() == check::TypeKind::Optional) t = t.elements()[0];
     // A scalar's default that folds to a number travels with it; any other
     // default (a tensor expression) is not one the runtime can make.
     if (entry.params[i].defaultValue && t.isTensor() && t.isScalar() && out.args.size() == before + 1 &&
@@ -459,33 +497,33 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     state_[p.path] = t;
     stateBuffers.push_back({buffer, t});
   }
-  // A parameter's value from its arguments (the order of addLeaves).
-  std::function<Val(const check::Type&)> fromArguments = [&](const check::Type& t) -> Val {
+  // A parameter's value from its arguments (the order and paths of addLeaves).
+  std::function<Val(const check::Type&, const std::string&)> fromArguments = [&](const check::Type& t,
+                                                                                 const std::string& name) -> Val {
+    if (t.kind() == check::TypeKind::Optional) {
+      if (variant.absent.count(name)) return Val::of(Val::Kind::None);
+      Val some = Val::of(Val::Kind::Some);
+      some.elements.push_back(fromArguments(t.elements()[0], name));
+      return some;
+    }
     if (t.kind() == check::TypeKind::Struct) {
       Val v = Val::of(Val::Kind::Struct);
       v.structItem = t.structItem();
-      for (size_t k = 0; k < t.structItem()->fields.size(); ++k) v.elements.push_back(fromArguments(fieldType(t, k)));
+      for (size_t k = 0; k < t.structItem()->fields.size(); ++k)
+        v.elements.push_back(
+            fromArguments(fieldType(t, k), fmt::format("{}.{}", name, t.structItem()->fields[k].name.name)));
       return v;
     }
     if (t.kind() == check::TypeKind::Enum)
       return Val::runtimeEnum(t.enumItem(), Val::tensor(body->getArgument(arg++), scalarTypeOf(ast::ScalarType::I32)));
     if (t.kind() != check::TypeKind::Tuple) return Val::tensor(body->getArgument(arg++), t);
     Val v = Val::of(Val::Kind::Tuple);
-    for (const check::Type& e : t.elements()) v.elements.push_back(fromArguments(e));
+    for (size_t k = 0; k < t.elements().size(); ++k)
+      v.elements.push_back(fromArguments(t.elements()[k], fmt::format("{}.{}", name, k)));
     return v;
   };
-  for (size_t i = 0; i < entry.params.size(); ++i) {
-    check::Type t = instantiate(sig.params[i]);
-    if (variant.absent.count(i)) {
-      f.params.push_back(Val::of(Val::Kind::None));
-    } else if (t.kind() == check::TypeKind::Optional) {
-      Val some = Val::of(Val::Kind::Some);
-      some.elements.push_back(fromArguments(t.elements()[0]));
-      f.params.push_back(some);
-    } else {
-      f.params.push_back(fromArguments(t));
-    }
-  }
+  for (size_t i = 0; i < entry.params.size(); ++i)
+    f.params.push_back(fromArguments(instantiate(sig.params[i]), entry.params[i].name.name));
 
   // ---- the body ----
   if (!lowerBody(entry.body)) return false;

@@ -91,7 +91,9 @@ struct LoweredProgram {
 struct EntryVariant {
   std::map<const ast::GenericParam*, int64_t> packLengths;
   std::map<const ast::GenericParam*, ast::ScalarType> dtypes;
-  std::set<size_t> absent;  // optional parameters this variant leaves out (`none`)
+  // The optionals this variant leaves out (`none`), by argument path: a
+  // parameter's name (`p`), or a field or part inside one (`s.b`, `p.1`).
+  std::set<std::string> absent;
   std::string symbol;  // LoweredEntry::symbol
 };
 

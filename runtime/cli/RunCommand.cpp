@@ -347,6 +347,15 @@ private:
                                  [&](const EntrySpec *v) { return v->findArg(name) != nullptr; });
         if (known && !optional)
           return input(fmt::format("{}: argument `{}` is `none`, but it is not optional", label, shownName(name)));
+        // An optional tuple or struct is named by the prefix of its parts
+        // (`p=none` for `p.0`, `p.1`); a name of nothing is a mistake.
+        bool names = known || std::any_of(variants.begin(), variants.end(), [&](const EntrySpec *v) {
+          return std::any_of(v->args.begin(), v->args.end(),
+                             [&](const auto &a) { return a.name.rfind(name + ".", 0) == 0; });
+        });
+        if (!names && !variants.empty())
+          return input(fmt::format("{}: argument `{}` is `none`, but the entry has no argument of that name", label,
+                                   shownName(name)));
       }
       std::erase_if(call.args, [](const auto &arg) { return arg.second.none; });
       const EntrySpec *entry = manifest.findEntry(call.entry);
