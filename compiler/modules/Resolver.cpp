@@ -262,15 +262,20 @@ class ModuleResolver {
   // A bare variant in a match arm: a variant of an enum declared in an
   // enclosing block (innermost first), else of one in module scope.
   std::optional<Symbol> findVariant(std::string_view name) {
-    for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame)
-      for (const Binding& binding : frame->bindings) {
+    for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame) {
+      std::optional<Symbol> found;
+      frame->forEachItem([&](const Binding& binding) {
         const Symbol& symbol = binding.symbol;
-        auto* item = symbol.kind == SymbolKind::Item ? ast::as<ast::EnumItem>(symbol.item) : nullptr;
-        if (!item) continue;
+        auto* item = ast::as<ast::EnumItem>(symbol.item);
+        if (!item || found) return;
         for (uint32_t v = 0; v < item->variants.size(); ++v)
-          if (item->variants[v].name == name)
-            return makeSymbol(SymbolKind::EnumVariant, name, item->variants[v].span, symbol.module, item, v);
-      }
+          if (item->variants[v].name == name) {
+            found = makeSymbol(SymbolKind::EnumVariant, name, item->variants[v].span, symbol.module, item, v);
+            return;
+          }
+      });
+      if (found) return found;
+    }
     for (ModuleEntry* entry : enums_) {
       auto* item = static_cast<const ast::EnumItem*>(entry->symbol.item);
       for (uint32_t v = 0; v < item->variants.size(); ++v) {
@@ -303,7 +308,7 @@ class ModuleResolver {
     }
     symbol.name = ident.name;
     symbol.declSpan = ident.span;
-    frame.bindings.push_back({ident.name, symbol});
+    frame.add({ident.name, symbol});
   }
 
   void declareLocal(const ast::Ident& ident, SymbolKind kind = SymbolKind::Local) {

@@ -28,14 +28,31 @@ struct Binding {
   Symbol symbol;
 };
 
-struct Frame {
-  std::vector<Binding> bindings;
+// One scope's bindings in declaration order, with an index from each name to
+// its latest binding: a body of 10^5 `let`s resolves in linear time.
+class Frame {
+ public:
+  void add(Binding binding) {
+    latest_[binding.name] = bindings_.size();
+    if (binding.symbol.kind == SymbolKind::Item) items_.push_back(bindings_.size());
+    bindings_.push_back(binding);
+  }
 
   const Binding* find(std::string_view name) const {
-    for (auto it = bindings.rbegin(); it != bindings.rend(); ++it)
-      if (it->name == name) return &*it;
-    return nullptr;
+    auto it = latest_.find(name);
+    return it == latest_.end() ? nullptr : &bindings_[it->second];
   }
+
+  // The bindings of items (a block's nested enums, ...), in declaration order.
+  template <typename F>
+  void forEachItem(F&& f) const {
+    for (size_t i : items_) f(bindings_[i]);
+  }
+
+ private:
+  std::vector<Binding> bindings_;
+  std::unordered_map<std::string_view, size_t> latest_;
+  std::vector<size_t> items_;
 };
 
 // How a name is used, which decides what kinds of symbol fit (E1208).
