@@ -14,6 +14,7 @@
 //                  f64 vectors). sqrt, rsqrt and abs stay math ops, which
 //                  `convert-math-to-llvm` makes instructions.
 #include "compiler/codegen/Passes.h"
+#include "compiler/codegen/FloatTypes.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -129,10 +130,6 @@ struct SinCosF32 : OpRewritePattern<Op> {
 };
 
 bool isF64(Type t) { return getElementTypeOrSelf(t).isF64(); }
-bool isNarrowFloat(Type t) {
-  auto f = dyn_cast<FloatType>(getElementTypeOrSelf(t));
-  return f && f.getWidth() < 32;
-}
 
 // bf16/f16 math computed in f32: operands widened, the op cloned on f32,
 // results rounded back. What upstream's `math-legalize-to-f32` does, which

@@ -136,6 +136,20 @@ void addBufferizedStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(createCanonicalizerPass());
 }
 
+// The tensor `value` reshapes (or casts) without copying: the first value
+// up its chain of reshapes and casts, or the last slice's source when
+// `throughSlices`. Bufferized, the two share storage.
+Value viewRoot(Value value, bool throughSlices) {
+  while (Operation* def = value.getDefiningOp()) {
+    bool slice = isa<tensor::ExtractSliceOp>(def);
+    if ((slice && !throughSlices) ||
+        (!slice && !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::CastOp>(def)))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
 // The runtime frees every result's allocation, so two results of an entry
 // must not share storage: the same value returned twice, or one a reshape
 // or slice of another, would be freed twice. Each later result sharing a
@@ -150,14 +164,7 @@ void separateAliasingResults(ModuleOp module) {
         Value value = operand.get();
         auto type = dyn_cast<RankedTensorType>(value.getType());
         if (!type) continue;
-        Value root = value;
-        while (Operation* def = root.getDefiningOp()) {
-          if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ExtractSliceOp,
-                   tensor::ReshapeOp, tensor::CastOp>(def))
-            break;
-          root = def->getOperand(0);
-        }
-        if (roots.insert(root.getAsOpaquePointer()).second) continue;
+        if (roots.insert(viewRoot(value, /*throughSlices=*/true).getAsOpaquePointer()).second) continue;
         operand.set(builder.create<bufferization::AllocTensorOp>(ret.getLoc(), type, ValueRange{},
                                                                  value));
       }
@@ -170,11 +177,8 @@ void separateAliasingResults(ModuleOp module) {
 // Function arguments and results of computations are whole buffers.
 bool mayBeView(Value value, int depth = 0) {
   if (depth > 16) return true;
-  while (Operation* def = value.getDefiningOp()) {
-    if (isa<tensor::ExtractSliceOp>(def)) return true;
-    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp, tensor::CastOp>(def)) return false;
-    value = def->getOperand(0);
-  }
+  value = viewRoot(value, /*throughSlices=*/false);
+  if (Operation* def = value.getDefiningOp()) return isa<tensor::ExtractSliceOp>(def);
   auto arg = cast<BlockArgument>(value);
   Operation* owner = arg.getOwner()->getParentOp();
   if (auto loop = dyn_cast<scf::ForOp>(owner)) {

@@ -1,5 +1,6 @@
 // The `linnet-round-narrow-float-arith` pass (Passes.td says why).
 #include "compiler/codegen/Passes.h"
+#include "compiler/codegen/FloatTypes.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace linnet::codegen {
@@ -10,11 +11,6 @@ namespace linnet::codegen {
 namespace {
 
 using namespace mlir;
-
-bool isNarrowFloat(Type t) {
-  auto f = dyn_cast<FloatType>(getElementTypeOrSelf(t));
-  return f && f.getWidth() < 32;
-}
 
 Type withF32(Type t) {
   Type f32 = Float32Type::get(t.getContext());

@@ -1,5 +1,6 @@
 // The `linnet-widen-rounded-results` pass (Passes.td).
 #include "compiler/codegen/Passes.h"
+#include "compiler/codegen/FloatTypes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -11,8 +12,6 @@ namespace linnet::codegen {
 namespace {
 
 using namespace mlir;
-
-bool isNarrowFloat(Type t) { return t.isBF16() || t.isF16(); }
 
 // The uses of `producer`'s result, when each is a generic's input whose
 // element is only widened to f32 and one of them reads each element more

@@ -29,6 +29,16 @@ std::string formatBound(const DimExpr &expr, std::int64_t value) {
   return fmt::format("{} = {}", expr.text(), value);
 }
 
+// Element `i` of `arg` as a message shows it: as an integer of its dtype, or
+// a double.
+std::string formatElement(const HostTensor &arg, std::int64_t i) {
+  if (arg.dtype() == DType::U64)
+    return std::to_string(arg.elementAsUnsigned(i));
+  if (!isFloatingPoint(arg.dtype()))
+    return std::to_string(arg.elementAsInt(i));
+  return fmt::format("{}", arg.elementAsDouble(i));
+}
+
 } // namespace
 
 Status checkDimRequirements(const EntrySpec &entry, const DimEnv &env) {
@@ -79,7 +89,9 @@ Status checkDistinct(const ValueCheck &check, const HostTensor &arg) {
       return arg.elementAsUnsigned(a) < arg.elementAsUnsigned(b);
     if (integral)
       return arg.elementAsInt(a) < arg.elementAsInt(b);
-    return arg.elementAsDouble(a) < arg.elementAsDouble(b);
+    // NaNs last, equal to each other: a strict weak order for the sort.
+    double x = arg.elementAsDouble(a), y = arg.elementAsDouble(b);
+    return std::isnan(x) || std::isnan(y) ? !std::isnan(x) && std::isnan(y) : x < y;
   };
   std::stable_sort(order.begin(), order.end(), less);
   // The repeat whose second element comes first in the argument.
@@ -89,11 +101,9 @@ Status checkDistinct(const ValueCheck &check, const HostTensor &arg) {
       first = {order[i - 1], order[i]};
   if (!first)
     return Status::success();
-  std::string shown = wide       ? std::to_string(arg.elementAsUnsigned(first->second))
-                      : integral ? std::to_string(arg.elementAsInt(first->second))
-                                 : fmt::format("{}", arg.elementAsDouble(first->second));
   return makeError("argument `{}` element {} is {}, as is element {}: its elements must be distinct", check.arg,
-                   formatIndex(first->second, arg.shape()), shown, formatIndex(first->first, arg.shape()));
+                   formatIndex(first->second, arg.shape()), formatElement(arg, first->second),
+                   formatIndex(first->first, arg.shape()));
 }
 
 Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *const> args, const DimEnv &env) {
@@ -120,22 +130,19 @@ Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *c
     const bool integral = !isFloatingPoint(arg.dtype());
     for (std::int64_t i = 0; i < arg.elementCount(); ++i) {
       bool below = false, above = false;
-      std::string shown;
+      std::string shown = formatElement(arg, i);
       constexpr auto kInt64Max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
       if (arg.dtype() == DType::U64 && arg.elementAsUnsigned(i) > kInt64Max) {
         // Past every int64 bound: above any upper bound, below no lower one.
         above = max.has_value();
-        shown = std::to_string(arg.elementAsUnsigned(i));
       } else if (integral) {
         std::int64_t v = arg.elementAsInt(i);
         below = min && v < *min;
         above = max && v >= *max;
-        shown = std::to_string(v);
       } else {
         double v = arg.elementAsDouble(i);
         below = min && !(v >= static_cast<double>(*min));
         above = max && !(v < static_cast<double>(*max));
-        shown = fmt::format("{}", v);
         // A checked float is a finite number: an infinity passes a lone
         // `>= 0` (an .npy can hold one; a literal cannot).
         if (!below && !above && !std::isfinite(v)) {
