@@ -100,6 +100,27 @@ const nlohmann::json* lookup(const nlohmann::json& config, const std::string& pa
   }
 }
 
+// The value a `same_as` rule names: a key's (`num_attention_heads`), or the
+// quotient or product of two keys' numbers (`hidden_size /
+// num_attention_heads`: transformers' default head width). Null when a key
+// it needs is missing, null or not a number, or a divisor is zero.
+std::optional<nlohmann::json> sameAsValue(const nlohmann::json& config, const std::string& text) {
+  for (const char* op : {" / ", " * "}) {
+    size_t at = text.find(op);
+    if (at == std::string::npos) continue;
+    const nlohmann::json* a = lookup(config, text.substr(0, at));
+    const nlohmann::json* b = lookup(config, text.substr(at + 3));
+    if (!a || !b || !a->is_number() || !b->is_number()) return std::nullopt;
+    double x = a->get<double>(), y = b->get<double>();
+    if (op[1] == '*') return nlohmann::json(x * y);
+    if (y == 0) return std::nullopt;
+    return nlohmann::json(x / y);
+  }
+  const nlohmann::json* v = lookup(config, text);
+  if (!v || v->is_null()) return std::nullopt;
+  return *v;
+}
+
 // The places transformers may have written `key`: itself and, for a top-level
 // or `rope_scaling.` key, the same field of 5's `rope_parameters`.
 std::vector<std::string> placesOf(const std::string& key) {
@@ -227,7 +248,7 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
           }
         }
         if (!good || expectations != 1)
-          invalid("each `requires` rule is {\"key\": PATH, and one of \"is\": VALUE, \"same_as\": PATH, "
+          invalid("each `requires` rule is {\"key\": PATH, and one of \"is\": VALUE, \"same_as\": PATH (or \"PATH / PATH\", \"PATH * PATH\"), "
                   "\"every\": VALUE; optionally \"when\": {PATH: VALUE, ...}, \"when_tensor\": NAME and "
                   "\"why\": TEXT}");
         else
@@ -304,8 +325,8 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
       std::string expected;
       if (rule.is && !sameValue(*raw, *rule.is)) expected = shown(*rule.is);
       if (!rule.sameAs.empty()) {
-        const nlohmann::json* other = lookup(config, rule.sameAs);
-        if (other && !other->is_null() && !sameValue(*raw, *other))
+        std::optional<nlohmann::json> other = sameAsValue(config, rule.sameAs);
+        if (other && !sameValue(*raw, *other))
           expected = "the value of `" + rule.sameAs + "`, " + shown(*other);
       }
       if (rule.every && !(raw->is_array() && std::all_of(raw->begin(), raw->end(), [&](const nlohmann::json& x) {
