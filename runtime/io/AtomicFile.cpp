@@ -32,6 +32,31 @@ Status writeToSpecialFile(const std::filesystem::path &path, std::string_view by
   return Status::success();
 }
 
+// A regular file that another name links to (or whose owner a rename
+// would change) is rewritten through its own inode, as editors do: the new
+// bytes over the old, then the rest cut off, then synced. A failure part-way
+// can leave a mix; keeping every name and the owner is worth that here.
+Status rewriteInPlace(const std::filesystem::path &path, std::string_view bytes) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return makeError("{}: cannot open: {}", path.string(), std::strerror(errno));
+  auto fail = [&](const char *what, int saved) {
+    close(fd);
+    return makeError("{}: cannot {}: {}", path.string(), what, std::strerror(saved));
+  };
+  if (Status s = writeAll(fd, std::as_bytes(std::span(bytes))); !s) {
+    close(fd);
+    return makeError("{}: cannot write: {}", path.string(), s.message());
+  }
+  if (ftruncate(fd, static_cast<off_t>(bytes.size())) != 0)
+    return fail("truncate", errno);
+  if (fsync(fd) != 0)
+    return fail("sync", errno);
+  if (close(fd) != 0)
+    return makeError("{}: cannot close: {}", path.string(), std::strerror(errno));
+  return Status::success();
+}
+
 } // namespace
 
 Status writeFileAtomically(const std::filesystem::path &requested, std::string_view bytes) {
@@ -50,6 +75,8 @@ Status writeFileAtomically(const std::filesystem::path &requested, std::string_v
     return makeError("{}: is a directory", path.string());
   if (exists && !S_ISREG(existing.st_mode))
     return writeToSpecialFile(path, bytes);
+  if (exists && existing.st_nlink > 1)
+    return rewriteInPlace(path, bytes);
   // A file that exists keeps its permission bits.
   mode_t mode = exists ? (existing.st_mode & 07777) : 0644;
   std::filesystem::path dir = path.parent_path();
@@ -74,6 +101,14 @@ Status writeFileAtomically(const std::filesystem::path &requested, std::string_v
   }
   if (fchmod(fd, mode) != 0)
     return fail("set permissions");
+  // Another user's file (root formatting it, a group-writable one) keeps its
+  // owner; where the new file cannot be given it, the old one is rewritten.
+  if (exists && (existing.st_uid != geteuid() || existing.st_gid != getegid()) &&
+      fchown(fd, existing.st_uid, existing.st_gid) != 0) {
+    close(fd);
+    unlink(tmpl.c_str());
+    return rewriteInPlace(path, bytes);
+  }
   if (fsync(fd) != 0)
     return fail("sync");
   if (close(fd) != 0) {

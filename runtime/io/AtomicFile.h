@@ -15,7 +15,9 @@ namespace linnet::rt {
 // replaced keeps its mode. A symbolic link is followed (the file it names is
 // replaced, the link stays); a device, pipe or socket is written to in place
 // (`/dev/null`; `/dev/full` fails as a write there does); a directory is an
-// error.
+// error. A file with other hard links, or another owner that the new file
+// cannot be given, is rewritten in place (not atomically) so that every name
+// and the owner stay.
 Status writeFileAtomically(const std::filesystem::path &path, std::string_view bytes);
 
 } // namespace linnet::rt
