@@ -1,14 +1,19 @@
 // Implementation of BuildCache.h.
 #include "compiler/driver/BuildCache.h"
 
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <span>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "compiler/driver/Fnv128.h"
@@ -18,6 +23,8 @@
 #include "runtime/checkpoint/MappedFile.h"
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/support/DType.h"
+#include "runtime/support/RemoveOnSignal.h"
+#include "runtime/support/WriteAll.h"
 
 namespace linnet::driver {
 
@@ -69,6 +76,36 @@ std::optional<std::string> passwordDatabaseHome() {
     buffer.resize(buffer.size() * 2);
   if (error != 0 || !found || !found->pw_dir || !*found->pw_dir) return std::nullopt;
   return std::string(found->pw_dir);
+}
+
+// The largest cache entry there can be (ArtifactFile.h's bounds and room
+// for the container's header).
+constexpr std::uint64_t kMaxEntryBytes = rt::kMaxManifestBytes + rt::kMaxSharedObjectBytes + (1u << 20);
+
+// Closes a descriptor on every return path.
+class Descriptor {
+public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int release() { return std::exchange(fd_, -1); }
+
+private:
+  int fd_;
+};
+
+// What a file that is not a regular one is, for messages.
+std::string fileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISREG(mode)) return "a regular file";
+  return "a special file";
 }
 
 }  // namespace
@@ -143,15 +180,57 @@ rt::Expected<std::string> buildCacheKey(const LoadedPackage& package, const Buil
 }
 
 std::optional<std::string> readCachedArtifact(const std::filesystem::path& path, std::string* problem) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  std::optional<rt::MappedFile> file = mapFile(path);
-  if (!file) {
-    *problem = "cannot be read";
+  // O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (and
+  // is then refused by fstat); O_NOFOLLOW: a symbolic link (to /dev/zero,
+  // /dev/stdin, a FIFO) is refused before it is followed. linnet writes
+  // entries as regular files only, so anything else was put there by hand.
+  int fd;
+  do fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    int error = errno;
+    if (error == ENOENT) return std::nullopt;
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) == 0 && !S_ISREG(link.st_mode))
+      *problem = fileKind(link.st_mode) + ", not a regular file";
+    else
+      *problem = std::string("cannot be opened: ") + std::strerror(error);
     return std::nullopt;
   }
-  // Checked where it lies, so a damaged entry of any size costs nothing.
-  rt::Expected<rt::ArtifactContents> contents = rt::splitArtifact(file->bytes(), path.string());
+  Descriptor file(fd);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    *problem = std::string("cannot be examined: ") + std::strerror(errno);
+    return std::nullopt;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    *problem = fileKind(info.st_mode) + ", not a regular file";
+    return std::nullopt;
+  }
+  // No artifact is larger than its two parts' bounds and a header: a bigger
+  // file is damaged, and is not read.
+  auto size = static_cast<std::uint64_t>(info.st_size);
+  if (size > kMaxEntryBytes) {
+    *problem = "larger than any artifact (" + std::to_string(size) + " bytes)";
+    return std::nullopt;
+  }
+  // Read, not mapped: the image is returned as a string anyway, and a file
+  // cut short while mapped would fault (SIGBUS) rather than read short.
+  std::string image(static_cast<std::size_t>(size), '\0');
+  std::size_t done = 0;
+  while (done < image.size()) {
+    ssize_t got = ::read(fd, image.data() + done, image.size() - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      *problem = std::string("cannot be read: ") + std::strerror(errno);
+      return std::nullopt;
+    }
+    if (got == 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  image.resize(done);
+  std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(image.data()), image.size());
+  rt::Expected<rt::ArtifactContents> contents = rt::splitArtifact(bytes, path.string());
   if (!contents) {
     *problem = contents.message();
     return std::nullopt;
@@ -165,14 +244,106 @@ std::optional<std::string> readCachedArtifact(const std::filesystem::path& path,
     *problem = object.message();
     return std::nullopt;
   }
-  return std::string(reinterpret_cast<const char*>(file->data()), file->size());
+  return image;
 }
 
-rt::Status writeCachedArtifact(const std::filesystem::path& path, const BuiltArtifact& built) {
+rt::Status writeCachedArtifact(const std::filesystem::path& path, std::string_view image) {
+  if (image.size() > kMaxEntryBytes)
+    return rt::makeError("{}: the artifact is larger than {} bytes", path.string(), kMaxEntryBytes);
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   if (ec) return rt::makeError("{}: cannot create the cache directory: {}", path.parent_path().string(), ec.message());
-  return rt::writeArtifact(path.string(), built.manifestJson, built.sharedObject);
+  // Not rt::writeFileAtomically: it writes through a symbolic link and into
+  // a FIFO or device in place (right for `-o /dev/null`), which here hung on
+  // a FIFO and wrote the build into /dev/zero. An entry is always a regular
+  // file of its own: renamed over whatever is at the path.
+  std::string temporary = (path.parent_path() / ("." + path.filename().string() + ".XXXXXX")).string();
+  int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
+  if (fd < 0) return rt::makeError("{}: cannot create a temporary file: {}", path.string(), std::strerror(errno));
+  rt::RemoveOnSignal removeOnSignal(temporary);
+  auto fail = [&](const char* what, const std::string& reason) -> rt::Status {
+    if (fd >= 0) ::close(fd);
+    ::unlink(temporary.c_str());
+    return rt::makeError("{}: cannot {}: {}", path.string(), what, reason);
+  };
+  if (rt::Status written = rt::writeAll(fd, std::as_bytes(std::span(image))); !written)
+    return fail("write", written.message());
+  // Readable by all, as a file written with the usual umask (mkostemp makes
+  // 0600).
+  if (::fchmod(fd, 0644) != 0) return fail("set permissions", std::strerror(errno));
+  if (::fsync(fd) != 0) return fail("sync", std::strerror(errno));
+  int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0) return fail("close", std::strerror(errno));
+  // A directory at the path makes this fail (EISDIR): the caller runs the
+  // build from memory and says it is not cached.
+  if (::rename(temporary.c_str(), path.c_str()) != 0) return fail("rename into place", std::strerror(errno));
+  return rt::Status::success();
+}
+
+rt::Expected<BuildCacheLock> BuildCacheLock::acquire(const std::filesystem::path& lockPath, std::ostream* progress) {
+  std::error_code ec;
+  std::filesystem::create_directories(lockPath.parent_path(), ec);
+  if (ec)
+    return rt::makeError("{}: cannot create the cache directory: {}", lockPath.parent_path().string(), ec.message());
+  BuildCacheLock lock;
+  lock.path_ = lockPath;
+  for (;;) {
+    // O_NOFOLLOW and O_NONBLOCK: a link or FIFO planted at the path is
+    // refused (below), never followed or waited on. Not O_EXCL: the file
+    // itself means nothing, only the flock on it, which dies with its
+    // holder, so a file left by a killed run is simply locked again.
+    int fd;
+    do fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) return rt::makeError("{}: cannot create the lock file: {}", lockPath.string(), std::strerror(errno));
+    Descriptor file(fd);
+    struct stat mine {};
+    if (::fstat(fd, &mine) != 0)
+      return rt::makeError("{}: cannot examine the lock file: {}", lockPath.string(), std::strerror(errno));
+    if (!S_ISREG(mine.st_mode))
+      return rt::makeError("{}: the lock file is {}, not a regular file", lockPath.string(), fileKind(mine.st_mode));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK)
+        return rt::makeError("{}: cannot lock: {}", lockPath.string(), std::strerror(errno));
+      if (!lock.waited_ && progress)
+        *progress << "linnet: waiting for another linnet compiling the same build..." << std::endl;
+      lock.waited_ = true;
+      while (::flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) return rt::makeError("{}: cannot lock: {}", lockPath.string(), std::strerror(errno));
+    }
+    // The holder removes the file before it unlocks, so the file locked
+    // here may be gone (or replaced by a newer one that another process
+    // locks): only a lock on the file at the path now counts.
+    struct stat now {};
+    if (::lstat(lockPath.c_str(), &now) == 0 && now.st_dev == mine.st_dev && now.st_ino == mine.st_ino) {
+      lock.fd_ = file.release();
+      return lock;
+    }
+  }
+}
+
+BuildCacheLock::BuildCacheLock(BuildCacheLock&& other) noexcept
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), waited_(other.waited_) {}
+
+BuildCacheLock& BuildCacheLock::operator=(BuildCacheLock&& other) noexcept {
+  if (this != &other) {
+    release();
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+    waited_ = other.waited_;
+  }
+  return *this;
+}
+
+void BuildCacheLock::release() noexcept {
+  if (fd_ < 0) return;
+  // Removed while still locked (see acquire()), so the cache directory
+  // keeps no lock files; a waiter on this file then finds it gone and
+  // locks a new one.
+  ::unlink(path_.c_str());
+  ::close(fd_);
+  fd_ = -1;
 }
 
 }  // namespace linnet::driver

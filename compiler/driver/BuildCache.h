@@ -19,11 +19,21 @@
 // Entries are written atomically (temporary file, rename). A cached file is
 // checked (container and manifest) before it is used; a damaged one is
 // reported and rebuilt, and the runtime validates it again when it loads.
+// Anything at an entry's path that is not a regular file (a FIFO, a
+// directory, a socket, a device, any symbolic link) is never opened for
+// reading: it is a miss, and the rebuilt entry is renamed over it.
+//
+// One process compiles a given entry at a time: a miss takes the entry's
+// lock (BuildCacheLock, flock on KEY.lock beside it), looks again, and only
+// then compiles; another process missing the same entry waits for the lock
+// and finds the entry written (docs/runtime.md, "linnet run").
 #pragma once
 
 #include <filesystem>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <string_view>
 
 #include "compiler/driver/BuildPipeline.h"
 #include "runtime/support/Status.h"
@@ -43,10 +53,53 @@ rt::Expected<std::string> buildCacheKey(const LoadedPackage& package, const Buil
                                         const std::string& target);
 
 // The artifact stored at `path`, checked: nullopt if there is none. A file
-// that is there but damaged is also nullopt, with `*problem` saying why.
+// that is there but damaged (short, bad magic, a bad checksum...) or is no
+// regular file (a FIFO, a directory, a socket, a device, a symbolic link) is
+// also nullopt, with `*problem` saying why. Never blocks: `path` is opened
+// with O_NONBLOCK | O_NOFOLLOW and checked with fstat before anything is read.
 std::optional<std::string> readCachedArtifact(const std::filesystem::path& path, std::string* problem);
 
-// Stores `built` at `path` (creating the directory), atomically.
-rt::Status writeCachedArtifact(const std::filesystem::path& path, const BuiltArtifact& built);
+// Stores the artifact image `image` (rt::encodeArtifact) at `path`
+// atomically: a temporary `.KEY.lnpkg.XXXXXX` in the same directory, synced
+// and renamed over `path`, so whatever was there (a damaged entry, a FIFO, a
+// symbolic link) is replaced, never written through. Creates the directory.
+// Errors (a directory at `path`, a read-only cache) name the path and why.
+rt::Status writeCachedArtifact(const std::filesystem::path& path, std::string_view image);
+
+// The lock a process holds while it compiles one cache entry, so that two
+// `linnet run`s of the same build on a cold cache compile it once: an
+// flock(LOCK_EX) on `KEY.lock` beside `KEY.lnpkg`. An flock dies with its
+// process, so a lock file left by a killed run never blocks anyone (no
+// O_EXCL lock files). The file is removed when the lock is released; since
+// a waiter may then hold a lock on the removed file, acquire() checks after
+// locking that the file it locked is still the one at the path, and tries
+// again if not.
+class BuildCacheLock {
+public:
+  // Takes the lock on `lockPath` (creating the directory and the file),
+  // waiting as long as another process holds it; when it has to wait, says
+  // so once on `progress` (if not null). Errors: the lock file cannot be
+  // created or locked (a read-only cache directory, something other than a
+  // regular file at the path); the message names the path and why.
+  static rt::Expected<BuildCacheLock> acquire(const std::filesystem::path& lockPath, std::ostream* progress);
+
+  BuildCacheLock() = default;
+  BuildCacheLock(BuildCacheLock&& other) noexcept;
+  BuildCacheLock& operator=(BuildCacheLock&& other) noexcept;
+  BuildCacheLock(const BuildCacheLock&) = delete;
+  BuildCacheLock& operator=(const BuildCacheLock&) = delete;
+  ~BuildCacheLock() { release(); }
+
+  // Removes the lock file and unlocks; nothing if not held.
+  void release() noexcept;
+  bool held() const { return fd_ >= 0; }
+  // Whether acquire() had to wait for another process.
+  bool waited() const { return waited_; }
+
+private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+  bool waited_ = false;
+};
 
 }  // namespace linnet::driver

@@ -89,6 +89,10 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
   }
 
   std::optional<std::filesystem::path> cachePath;
+  // Held from a miss until the entry is written, so that a second `linnet
+  // run` of the same build waits for this one's entry instead of compiling
+  // it too (BuildCache.h).
+  BuildCacheLock lock;
   rt::Expected<std::filesystem::path> dir = buildCacheDirectory();
   // Always said (not only under --verbose), as a cache that can never work
   // is a setup problem the user cannot otherwise see; --no-cache wants none.
@@ -100,32 +104,53 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
       return kExitErrors;
     }
     cachePath = *dir / (*key + ".lnpkg");
-    std::string problem;
-    if (std::optional<std::string> cached = readCachedArtifact(*cachePath, &problem)) {
+    auto runCached = [&](std::string image) {
       if (options.verbose) std::cerr << "linnet: using the cached build " << cachePath->string() << "\n";
+      lock.release();
       run.artifactPath = cachePath->string();
-      run.artifactImage = std::move(*cached);
+      run.artifactImage = std::move(image);
       package.reset();
       return rt::runCommand(run);
-    }
+    };
+    std::string problem;
+    if (std::optional<std::string> cached = readCachedArtifact(*cachePath, &problem))
+      return runCached(std::move(*cached));
     if (!problem.empty())
       std::cerr << "linnet: warning: the cached build " << cachePath->string() << " is damaged (" << problem
                 << "); rebuilding it\n";
+    // A miss: compile under the entry's lock, looking again once it is held
+    // (another process may have written the entry meanwhile; the problem
+    // found above is not reported twice). Without a lock (a read-only cache
+    // directory) the build is compiled and run but not stored.
+    rt::Expected<BuildCacheLock> locked =
+        BuildCacheLock::acquire(*dir / (*key + ".lock"), options.quiet ? nullptr : &std::cerr);
+    if (!locked) {
+      std::cerr << "linnet: warning: the build is not cached: " << locked.message() << "\n";
+      cachePath.reset();
+    } else {
+      lock = std::move(*locked);
+      std::string again;
+      if (std::optional<std::string> cached = readCachedArtifact(*cachePath, &again))
+        return runCached(std::move(*cached));
+    }
   }
 
   BuiltArtifact built;
   code = buildArtifact(common, *package, build, &built, options.quiet ? nullptr : &std::cerr);
   if (code != kExitOk) return code;
   package.reset();
+  run.artifactImage = rt::encodeArtifact(built.manifestJson, built.sharedObject);
+  built = {};
   if (cachePath) {
-    rt::Status written = writeCachedArtifact(*cachePath, built);
+    // Where the entry cannot be stored (a directory in its place, a full
+    // disk) the build runs from memory, as with --no-cache.
+    rt::Status written = writeCachedArtifact(*cachePath, *run.artifactImage);
     if (!written.ok())
       std::cerr << "linnet: warning: the build is not cached: " << written.message() << "\n";
     else if (options.verbose)
       std::cerr << "linnet: cached the build as " << cachePath->string() << "\n";
   }
-  run.artifactImage = rt::encodeArtifact(built.manifestJson, built.sharedObject);
-  built = {};
+  lock.release();
   return rt::runCommand(run);
 }
 
