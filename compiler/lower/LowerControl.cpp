@@ -526,9 +526,27 @@ bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, con
 // carrying what the body assigns like any loop.
 Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
   check::Type stacked = typeOf(scan);
+  // A yielded tuple is stacked part by part, nested tuples too (`yield ((a,
+  // i), b)` gives `((A, I), B)` of stacked parts): the loop carries the
+  // leaves, in order.
   std::vector<check::Type> parts;
-  if (stacked.kind() == check::TypeKind::Tuple) parts = stacked.elements();
-  else parts.push_back(stacked);
+  std::function<void(const check::Type&)> leaves = [&](const check::Type& t) {
+    if (t.kind() != check::TypeKind::Tuple) return parts.push_back(t);
+    for (const check::Type& e : t.elements()) leaves(e);
+  };
+  leaves(stacked);
+  // The yielded value's leaves, shaped as the stacked type's: false if not.
+  std::function<bool(const Val&, const check::Type&, std::vector<Val>&)> yieldedLeaves =
+      [&](const Val& v, const check::Type& t, std::vector<Val>& out) {
+        if (t.kind() != check::TypeKind::Tuple) {
+          out.push_back(v);
+          return true;
+        }
+        if (v.kind != Val::Kind::Tuple || v.elements.size() != t.elements().size()) return false;
+        for (size_t k = 0; k < v.elements.size(); ++k)
+          if (!yieldedLeaves(v.elements[k], t.elements()[k], out)) return false;
+        return true;
+      };
   const ast::YieldStmt* yield = scan->body.empty() ? nullptr : ast::as<ast::YieldStmt>(scan->body.back());
   if (!yield || !yield->value) return unsupported(scan->span, "a scan without `yield`");
   auto a = lowerExpr(scan->start);
@@ -571,11 +589,7 @@ Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
     bool ok = lowerBody(body);
     Result y = ok ? lowerExpr(yield->value) : std::nullopt;
     std::vector<Val> yielded;
-    if (y) {
-      if (parts.size() > 1 && y->kind == Val::Kind::Tuple && y->elements.size() == parts.size()) yielded = y->elements;
-      else if (parts.size() == 1) yielded.push_back(*y);
-      else ok = false;
-    }
+    if (y && !yieldedLeaves(*y, stacked, yielded)) ok = false;
     std::vector<mlir::Value> next;
     if (y && ok) {
       mlir::Value row = builder_.create<mlir::arith::SubIOp>(l, iv, *lo);
@@ -607,13 +621,17 @@ Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
     builder_.restoreInsertionPoint(after);
     if (!ok || !y) return false;
     bindCarried(*carried, op.getResults().drop_front(parts.size()));
-    if (parts.size() == 1) {
-      stackedResult = Val::tensor(op.getResult(0), parts[0]);
-      return true;
-    }
-    Val tuple = Val::of(Val::Kind::Tuple);
-    for (size_t k = 0; k < parts.size(); ++k) tuple.elements.push_back(Val::tensor(op.getResult(k), parts[k]));
-    stackedResult = tuple;
+    size_t leaf = 0;
+    std::function<Val(const check::Type&)> rebuild = [&](const check::Type& t) {
+      if (t.kind() != check::TypeKind::Tuple) {
+        size_t k = leaf++;
+        return Val::tensor(op.getResult(k), parts[k]);
+      }
+      Val tuple = Val::of(Val::Kind::Tuple);
+      for (const check::Type& e : t.elements()) tuple.elements.push_back(rebuild(e));
+      return tuple;
+    };
+    stackedResult = rebuild(stacked);
     return true;
   });
   if (!settled) return std::nullopt;

@@ -486,6 +486,15 @@ Result Lowerer::lowerUnary(const ast::UnaryExpr* e) {
   if (!t.isTensor()) t = x->type;
   if (x->kind == Val::Kind::Element)
     return Val::element(emit::scalarUnary(builder_, loc(e->span), k, x->value), t);
+  if (notation_) {
+    // A scalar from outside the body (`-t`, `!flag`, `-s.k`, a parameter of
+    // a function called there): read as an element, as a binary operator's
+    // operands are; a tensor op here would use a value from outside the body.
+    auto d = t.isTensor() ? concreteDType(t.dtype(), e->span) : std::nullopt;
+    auto element = d ? asElement(*x, *d, e->operand->span) : std::nullopt;
+    if (!element) return std::nullopt;
+    return Val::element(emit::scalarUnary(builder_, loc(e->span), k, *element), t);
+  }
   return Val::tensor(emit::unary(builder_, loc(e->span), k, x->value), t);
 }
 
