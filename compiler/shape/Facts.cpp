@@ -199,7 +199,18 @@ BroadcastResult Facts::broadcastCompatible(const Shape& a, const Shape& b) const
     const auto* x = std::get_if<DimExpr>(&a[i - 1]);
     const auto* y = std::get_if<DimExpr>(&b[j - 1]);
     if (!x || !y) {
-      // A pack has unknown length: only identical remaining prefixes align.
+      // The same pack at the same place from the right aligns with itself
+      // axis by axis, whatever its length (`[*S]` with `[2, *S]`).
+      const auto* px = std::get_if<Pack>(&a[i - 1]);
+      const auto* py = std::get_if<Pack>(&b[j - 1]);
+      if (px && py && px->id == py->id) {
+        reversed.push_back(a[i - 1]);
+        --i;
+        --j;
+        continue;
+      }
+      // Otherwise a pack has unknown length: only identical remaining
+      // prefixes align.
       bool same = i == j;
       for (size_t k = 0; same && k < i; ++k) {
         const auto* px = std::get_if<Pack>(&a[k]);
