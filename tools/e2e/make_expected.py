@@ -2170,6 +2170,67 @@ def reductions_split_axes(rng):
     ]
 
 
+@program
+def optional_fields_in_params(rng):
+    value, extra = float(dyadic(rng, ())), float(dyadic(rng, ()))
+    x, scale, shift = dyadic(rng, (3,)), dyadic(rng, (3,)), dyadic(rng, (3,))
+    calls = [call("total", {"r.value": value, "r.extra": extra}, result(value + extra, "f32", EXACT_DYADIC)),
+             call("total", {"r.value": value, "r.extra": None}, result(value, "f32", EXACT))]
+    for s in (scale, None):
+        for b in (shift, None):
+            want = (x * s if s is not None else x) + (b if b is not None else 0.0)
+            calls.append(call("affine", {"a.scale": s, "a.shift": b, "x": x}, result(want, "f32", EXACT_DYADIC)))
+    calls.append(call("nested", {"l.name": 7, "l.affine.scale": None, "l.affine.shift": shift, "x": x},
+                      result(x + shift, "f32", EXACT_DYADIC, part=0), result(7, "i32", part=1)))
+    calls.append(call("parts", {"p.0": scale, "p.1": extra, "x": x},
+                      result(x + scale * f32(extra), "f32", EXACT_DYADIC)))
+    calls.append(call("parts", {"p.0": None, "p.1": extra, "x": x}, result(x * f32(extra), "f32", EXACT_DYADIC)))
+    return calls
+
+
+@program
+def notation_outer_scalars(rng):
+    x, t = dyadic(rng, (4,)), f32(dyadic(rng, ()))
+    mask = np.array([True, False, True, False])
+    return [
+        call("negated", {"x": x, "t": float(t)}, result(x + -t, "f32", EXACT_DYADIC)),
+        call("negated_not", {"x": mask, "p": True}, result(mask & False, "bool")),
+        call("negated_not", {"x": mask, "p": False}, result(mask & True, "bool")),
+        call("through_functions", {"x": x, "t": float(t)}, result((x + t) * -t, "f32", EXACT_DYADIC)),
+        call("struct_field", {"x": x, "t": float(t)}, result(x * t + -t, "f32", EXACT_DYADIC)),
+        call("in_cast", {"x": x, "k": 3}, result(x * f32(-3.0), "f32", EXACT_DYADIC)),
+    ]
+
+
+@program
+def scans_nested_tuples(rng):
+    x = dyadic(rng, (2,))
+    steps = np.arange(3)
+    a = np.stack([x + f32(i) for i in steps])
+    c = np.stack([x * f32(i) for i in steps])
+    y = dyadic(rng, (5,))
+    v = np.stack([y * f32(i) for i in range(4)])
+    return [
+        call("nested", {"x": x}, result(a, "f32", EXACT_DYADIC, part=0), result(steps.astype(np.int64), "i64", part=1),
+             result(c, "f32", EXACT_DYADIC, part=2)),
+        call("nested_first", {"x": y}, result(v, "f32", EXACT_DYADIC, part=0),
+             result(f32(np.arange(4) * 0.5), "f32", EXACT, part=1), result(np.arange(4) % 2 == 0, "bool", part=2)),
+    ]
+
+
+@program
+def pack_broadcast(rng):
+    calls = []
+    for shape in [(), (3,), (2, 3)]:
+        x = dyadic(rng, shape)
+        y = dyadic(rng, (2,) + shape)
+        calls.append(call("widened", {"x": x}, result(np.broadcast_to(x, (2,) + shape), "f32", EXACT)))
+        calls.append(call("added", {"x": x, "y": y}, result(x + y, "f32", EXACT_DYADIC)))
+    x, y = dyadic(rng, (2, 3)), dyadic(rng, (2, 1))
+    calls.append(call("trailing", {"x": x, "y": y}, result(x * y, "f32", EXACT_DYADIC)))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
