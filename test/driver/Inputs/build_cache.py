@@ -5,8 +5,8 @@
       and stderr in PREFIX.I.err; waits for all; exits 1 if any failed.
   hold-lock DIR SAVED SECONDS -- COMMAND...
       Plays another linnet compiling the one entry in DIR: moves DIR/KEY.lnpkg
-      to SAVED, takes the flock on DIR/KEY.lock, starts COMMAND, waits
-      SECONDS, puts the entry back, removes the lock file and unlocks (as
+      to SAVED, takes the flock on DIR/KEY.lock, starts COMMAND, waits until
+      COMMAND blocks on the lock (at most SECONDS), puts the entry back, removes the lock file and unlocks (as
       linnet does); exits with COMMAND's status.
   replace DIR KIND
       Puts KIND where the one entry DIR/KEY.lnpkg is: fifo, dir, socket,
@@ -61,6 +61,14 @@ def together(args):
         sys.exit(f"build_cache.py: runs {failed} failed")
 
 
+def blocked_on(inode):
+    try:
+        with open("/proc/locks") as f:
+            return any("->" in line and f":{inode} " in line for line in f)
+    except OSError:
+        return False
+
+
 def hold_lock(args):
     directory, saved, seconds = args[0], args[1], float(args[2])
     command = command_after_dashes(args)
@@ -70,7 +78,13 @@ def hold_lock(args):
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX)
     child = subprocess.Popen(command)
-    time.sleep(seconds)
+    # Held until COMMAND is blocked on the lock (a `->` line for the lock
+    # file's inode in /proc/locks), at most SECONDS: a fixed sleep raced a
+    # slow start on a loaded machine.
+    inode = os.fstat(fd).st_ino
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and child.poll() is None and not blocked_on(inode):
+        time.sleep(0.05)
     os.rename(saved, path)
     os.remove(lock_path)
     os.close(fd)
