@@ -1,9 +1,16 @@
 // The LLVM half of the CPU pipeline: a copy of the module is lowered to the
 // LLVM dialect (Pipeline.cpp), translated to LLVM IR, optimized with LLVM's
 // O2 pipeline for the target's CPU and features (loop and SLP vectorizers
-// on), then printed, compiled to assembly, or compiled to an object file
-// and linked by ld.lld into a shared object.
+// on), then printed, compiled to assembly, or compiled to object files (in
+// parts, one thread each: compileObjects) and linked by ld.lld into a shared
+// object.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 #include "compiler/codegen/Pipeline.h"
 #include "mlir/IR/Diagnostics.h"
@@ -12,7 +19,10 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/IR/IRBuilder.h"
@@ -26,6 +36,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #ifndef LINNET_LLD_PATH
 #define LINNET_LLD_PATH "/usr/lib/llvm-19/bin/ld.lld"
@@ -160,9 +171,10 @@ void moveSixteenBitFloatsAsIntegers(llvm::Module& m) {
     if (llvm::isa<llvm::BitCastInst>(*it) && (*it)->use_empty()) (*it)->eraseFromParent();
 }
 
-// Lowers a copy of `module` to LLVM IR and runs O2. MLIR diagnostics still
-// reach the context's handlers; their text also goes into the error.
-llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOptions& target) {
+// Lowers a copy of `module` to LLVM IR for the target (not optimized yet).
+// MLIR diagnostics still reach the context's handlers; their text also goes
+// into the error.
+llvm::Expected<Lowered> lowerToLLVM(mlir::ModuleOp module, const TargetOptions& target) {
   mlir::MLIRContext* context = module.getContext();
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
@@ -194,7 +206,12 @@ llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOpti
     if (!target.cpu.empty()) f.addFnAttr("target-cpu", target.cpu);
     if (!target.features.empty()) f.addFnAttr("target-features", target.features);
   }
+  return lowered;
+}
 
+// LLVM's O2 for the target machine's CPU (loop and SLP vectorizers on),
+// then the bf16 moves legalized.
+void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -204,7 +221,7 @@ llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOpti
   tuning.SLPVectorization = true;
   tuning.LoopUnrolling = true;
   tuning.LoopInterleaving = true;
-  llvm::PassBuilder builder(lowered.machine.get(), tuning);
+  llvm::PassBuilder builder(&machine, tuning);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -213,17 +230,202 @@ llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOpti
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   passes.run(m, mam);
   moveSixteenBitFloatsAsIntegers(m);
+}
+
+llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOptions& target) {
+  auto lowered = lowerToLLVM(module, target);
+  if (!lowered) return lowered.takeError();
+  optimize(*lowered->module, *lowered->machine);
   return lowered;
 }
 
-llvm::Expected<std::string> emitFile(Lowered& lowered, llvm::CodeGenFileType type) {
+llvm::Expected<std::string> emitFile(llvm::Module& m, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
   llvm::SmallString<0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager passes;
-  if (lowered.machine->addPassesToEmitFile(passes, stream, nullptr, type))
+  if (machine.addPassesToEmitFile(passes, stream, nullptr, type))
     return makeError("the target cannot emit this file type");
-  passes.run(*lowered.module);
+  passes.run(m);
   return std::string(buffer.str());
+}
+
+// How many parts the object code is compiled in, one thread each: O2 and
+// instruction selection take about two thirds of a build, in one thread
+// for a whole module. One per core, at most 8, and no more than the
+// exported functions (entries) that parts are made of (splitModule).
+unsigned codegenParts(const llvm::Module& m) {
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  size_t entries = 0;
+  for (const llvm::Function& f : m) entries += !f.isDeclaration() && !f.hasLocalLinkage();
+  return static_cast<unsigned>(std::min<size_t>({cores, 8u, entries}));
+}
+
+// Every function that `f` refers to (calls, a parallel region's outlined
+// body passed to libomp), once each, in order of first use.
+std::vector<llvm::Function*> referencedFunctions(llvm::Function& f) {
+  std::vector<llvm::Function*> out;
+  llvm::SmallPtrSet<llvm::Function*, 16> seen;
+  for (llvm::Instruction& i : llvm::instructions(f))
+    for (llvm::Value* operand : i.operands())
+      if (auto* g = llvm::dyn_cast<llvm::Function>(operand->stripPointerCasts()))
+        if (seen.insert(g).second) out.push_back(g);
+  return out;
+}
+
+// `m` split into `parts` modules, as bitcode, each function defined in one
+// of them. A part holds whole entries: an exported function with every
+// local function it reaches first (its body, layer bodies, parallel
+// regions), so O2 sees an entry as before (and inlines and drops what it
+// did); parts are balanced by instruction count, the largest entry first. A
+// local function used from another part (a helper several entries share)
+// and a local constant are copied into every part, so the optimizer still
+// inlines the one and folds the other; another local global, or a function
+// a global's initializer names, becomes a hidden external defined in part 0.
+// llvm::SplitModule instead externalizes every local: entry bodies stayed
+// beside their inlined copies and constants became loads (a third more
+// code).
+std::vector<llvm::SmallString<0>> splitModule(llvm::Module& m, unsigned parts) {
+  auto hide = [](llvm::GlobalValue& g) {
+    g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    g.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    if (!g.hasName()) g.setName("linnet.split");
+  };
+  // Owner of each defined function: the first root reaching it; shared when
+  // several do.
+  std::vector<llvm::Function*> roots;
+  for (llvm::Function& f : m)
+    if (!f.isDeclaration() && !f.hasLocalLinkage()) roots.push_back(&f);
+  std::map<llvm::Function*, size_t> owner;
+  for (size_t r = 0; r < roots.size(); ++r) {
+    std::vector<llvm::Function*> work{roots[r]};
+    std::set<llvm::Function*> reached{roots[r]};
+    owner.emplace(roots[r], r);
+    while (!work.empty()) {
+      llvm::Function* f = work.back();
+      work.pop_back();
+      for (llvm::Function* g : referencedFunctions(*f)) {
+        if (g->isDeclaration() || !reached.insert(g).second) continue;
+        owner.emplace(g, r);
+        work.push_back(g);
+      }
+    }
+  }
+  // Globals: local constants are copied into every part; other locals, and
+  // functions a global's initializer names, are hidden externals of part 0.
+  std::set<const llvm::GlobalVariable*> copied;
+  for (llvm::GlobalVariable& g : m.globals()) {
+    if (g.isDeclaration()) continue;
+    for (llvm::Value* operand : g.getInitializer()->operands())
+      if (auto* f = llvm::dyn_cast<llvm::Function>(operand->stripPointerCasts()))
+        if (f->hasLocalLinkage()) hide(*f);
+    if (g.hasLocalLinkage() && g.isConstant()) copied.insert(&g);
+    else if (g.hasLocalLinkage()) hide(g);
+  }
+  // Roots to parts: by size, largest first, each to the lightest part.
+  std::vector<size_t> size(roots.size(), 0);
+  for (llvm::Function& f : m)
+    if (auto it = owner.find(&f); it != owner.end()) size[it->second] += f.getInstructionCount();
+  std::vector<size_t> order(roots.size());
+  for (size_t r = 0; r < order.size(); ++r) order[r] = r;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
+  std::vector<size_t> load(parts, 0), partOf(roots.size(), 0);
+  for (size_t r : order) {
+    size_t lightest = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    partOf[r] = lightest;
+    load[lightest] += size[r];
+  }
+  auto partOfValue = [&](const llvm::GlobalValue* g) -> size_t {
+    auto* f = llvm::dyn_cast<llvm::Function>(g);
+    auto it = f ? owner.find(const_cast<llvm::Function*>(f)) : owner.end();
+    return it == owner.end() ? 0 : partOf[it->second];
+  };
+  // A local function used from another part (a helper several entries
+  // share: deallocation, allocation) is copied into every part, with the
+  // local functions it uses, as the optimizer inlined it everywhere before.
+  std::set<const llvm::Function*> copiedFunctions;
+  std::vector<llvm::Function*> work;
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    for (llvm::Function* g : referencedFunctions(f))
+      if (!g->isDeclaration() && g->hasLocalLinkage() && partOfValue(g) != partOfValue(&f) &&
+          copiedFunctions.insert(g).second)
+        work.push_back(g);
+  }
+  while (!work.empty()) {
+    llvm::Function* f = work.back();
+    work.pop_back();
+    for (llvm::Function* g : referencedFunctions(*f))
+      if (!g->isDeclaration() && g->hasLocalLinkage() && copiedFunctions.insert(g).second) work.push_back(g);
+  }
+  std::vector<llvm::SmallString<0>> out(parts);
+  for (unsigned p = 0; p < parts; ++p) {
+    llvm::ValueToValueMapTy map;
+    std::unique_ptr<llvm::Module> part = llvm::CloneModule(m, map, [&](const llvm::GlobalValue* g) {
+      auto* variable = llvm::dyn_cast<llvm::GlobalVariable>(g);
+      auto* function = llvm::dyn_cast<llvm::Function>(g);
+      return (variable && copied.count(variable)) || (function && copiedFunctions.count(function)) ||
+             partOfValue(g) == p;
+    });
+    llvm::raw_svector_ostream stream(out[p]);
+    llvm::WriteBitcodeToFile(*part, stream);
+  }
+  return out;
+}
+
+// O2 and object code for `lowered`, in parts compiled at once (splitModule),
+// each carried to its thread as bitcode into an LLVMContext of its own, as
+// LLVM contexts are not shared between threads (what LLVM's own ParallelCG
+// does). The objects come back in part order, so a build is reproducible.
+llvm::Expected<std::vector<std::string>> compileObjects(Lowered& lowered, const TargetOptions& target) {
+  unsigned parts = codegenParts(*lowered.module);
+  if (parts <= 1) {
+    optimize(*lowered.module, *lowered.machine);
+    auto object = emitFile(*lowered.module, *lowered.machine, llvm::CodeGenFileType::ObjectFile);
+    if (!object) return object.takeError();
+    return std::vector<std::string>{std::move(*object)};
+  }
+  std::vector<llvm::SmallString<0>> bitcode = splitModule(*lowered.module, parts);
+  std::vector<std::string> objects(bitcode.size()), errors(bitcode.size());
+  auto compile = [&](size_t i) {
+    llvm::LLVMContext context;
+    auto module = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(llvm::StringRef(bitcode[i].data(), bitcode[i].size()), "part"), context);
+    if (!module) {
+      errors[i] = "cannot read back part " + std::to_string(i) + ": " + llvm::toString(module.takeError());
+      return;
+    }
+    std::string broken;
+    llvm::raw_string_ostream why(broken);
+    if (llvm::verifyModule(**module, &why)) {
+      errors[i] = "part " + std::to_string(i) + " of the module is invalid (a compiler bug): " + broken;
+      return;
+    }
+    auto machine = makeTargetMachine(target);
+    if (!machine) {
+      errors[i] = llvm::toString(machine.takeError());
+      return;
+    }
+    optimize(**module, **machine);
+    auto object = emitFile(**module, **machine, llvm::CodeGenFileType::ObjectFile);
+    if (!object) {
+      errors[i] = llvm::toString(object.takeError());
+      return;
+    }
+    objects[i] = std::move(*object);
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < bitcode.size(); ++i) {
+    try {
+      threads.emplace_back(compile, i);
+    } catch (const std::system_error&) {
+      compile(i);  // no thread to be had: in this one
+    }
+  }
+  compile(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::string& error : errors)
+    if (!error.empty()) return makeError(error);
+  return objects;
 }
 
 // Debian's multiarch library directory for the triple (x86_64-linux-gnu).
@@ -232,16 +434,19 @@ std::string multiarch(const std::string& triple) {
   return (t.getArchName() + "-linux-gnu").str();
 }
 
-llvm::Expected<std::string> link(llvm::StringRef object, const TargetOptions& target) {
-  llvm::SmallString<128> objectPath, libraryPath, logPath;
-  int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("linnet", "o", fd, objectPath))
-    return makeError("cannot create a temporary file: " + ec.message());
-  llvm::FileRemover removeObject(objectPath);
-  {
+llvm::Expected<std::string> link(const std::vector<std::string>& objects, const TargetOptions& target) {
+  llvm::SmallString<128> libraryPath, logPath;
+  std::vector<llvm::SmallString<128>> objectPaths(objects.size());
+  std::vector<std::unique_ptr<llvm::FileRemover>> removeObjects;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    int fd = -1;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("linnet", "o", fd, objectPaths[i]))
+      return makeError("cannot create a temporary file: " + ec.message());
+    removeObjects.push_back(std::make_unique<llvm::FileRemover>(objectPaths[i]));
     llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
-    out << object;
-    if (out.has_error()) return makeError("cannot write " + objectPath);
+    out << objects[i];
+    out.close();
+    if (out.has_error()) return makeError("cannot write " + objectPaths[i]);
   }
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile("linnet", "so", libraryPath))
     return makeError("cannot create a temporary file: " + ec.message());
@@ -258,8 +463,9 @@ llvm::Expected<std::string> link(llvm::StringRef object, const TargetOptions& ta
   // loops: --as-needed drops it from the others.
   llvm::SmallVector<llvm::StringRef> args{
       LINNET_LLD_PATH, "-shared", "--no-undefined", "-z", "noexecstack", "-z", "relro",
-      "-z", "now", "--hash-style=gnu", "--as-needed", "-o", libraryPath, objectPath,
-      libDir, usrLibDir, "-L" LINNET_OMP_DIR, "-rpath", LINNET_OMP_DIR, "-lomp", "-lm", "-lc"};
+      "-z", "now", "--hash-style=gnu", "--as-needed", "-o", libraryPath};
+  for (const llvm::SmallString<128>& path : objectPaths) args.push_back(path);
+  args.append({libDir, usrLibDir, "-L" LINNET_OMP_DIR, "-rpath", LINNET_OMP_DIR, "-lomp", "-lm", "-lc"});
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(logPath),
                                                 llvm::StringRef(logPath)};
   std::string message;
@@ -290,15 +496,15 @@ llvm::Expected<std::string> emitLLVMIR(mlir::ModuleOp module, const TargetOption
 llvm::Expected<std::string> emitAssembly(mlir::ModuleOp module, const TargetOptions& target) {
   auto lowered = lowerAndOptimize(module, target);
   if (!lowered) return lowered.takeError();
-  return emitFile(*lowered, llvm::CodeGenFileType::AssemblyFile);
+  return emitFile(*lowered->module, *lowered->machine, llvm::CodeGenFileType::AssemblyFile);
 }
 
 llvm::Expected<std::string> emitSharedObject(mlir::ModuleOp module, const TargetOptions& target) {
-  auto lowered = lowerAndOptimize(module, target);
+  auto lowered = lowerToLLVM(module, target);
   if (!lowered) return lowered.takeError();
-  auto object = emitFile(*lowered, llvm::CodeGenFileType::ObjectFile);
-  if (!object) return object.takeError();
-  return link(*object, target);
+  auto objects = compileObjects(*lowered, target);
+  if (!objects) return objects.takeError();
+  return link(*objects, target);
 }
 
 }  // namespace linnet::codegen
