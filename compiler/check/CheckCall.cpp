@@ -292,6 +292,23 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
 }
 
 Type Checker::checkCall(const ast::CallExpr* call, const Type* expected) {
+  // Positional arguments come first, then named ones (spec 5, "Calls"): a
+  // positional one after a name would be bound by position all the same.
+  const ast::Argument* firstNamed = nullptr;
+  for (const ast::Argument& a : call->args) {
+    if (a.isNamed()) {
+      if (!firstNamed) firstNamed = &a;
+      continue;
+    }
+    if (!firstNamed) continue;
+    diagnostics_.emit(DiagnosticKind::PositionalAfterNamed, a.span)
+        .label("a positional argument after a named one")
+        .secondary(firstNamed->span, "named here")
+        .help("give positional arguments first, or name this one too");
+    for (const ast::Argument& b : call->args)
+      if (!ast::isa<ast::ShapeLiteralExpr>(b.value)) checkExpr(b.value);
+    return Type::error();
+  }
   if (auto [st, sm] = structNamedBy(module(), call->callee); st)
     return checkStructConstruction(call, *st, *sm, expected);
   if (auto t = checkKernelBuiltin(call)) return *t;  // program_id, load (CheckKernel.cpp)

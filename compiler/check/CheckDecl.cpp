@@ -798,6 +798,19 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
     Type inner = t.kind() == TypeKind::Optional ? t.optionalInner() : t;
     if (inner.kind() != TypeKind::Block && inner.kind() != TypeKind::BlockArray) continue;
     const BlockInstance& instance = *inner.blockInstance();
+    // A block being checked further up this chain of subs contains itself:
+    // its parameters would have no finite set of paths (spec 7.5, 9.5), and
+    // every walk over them (the manifest, the lowering) would not end.
+    if (blocksInProgress_.count(instance.block)) {
+      auto d = diagnostics_.emit(DiagnosticKind::InvalidMemberType, member->type->span,
+                                 ast::memberKindKeyword(member->member), member->name.name);
+      d.label(instance.block == &b ? fmt::format("`{}` contains itself here", b.name.name)
+                                   : fmt::format("`{}` contains `{}`, which contains `{}`", b.name.name,
+                                                 instance.block->name.name, b.name.name));
+      d.note("a block cannot contain itself, directly or through other blocks, optional or in an array: its "
+             "parameters would have no finite set of paths");
+      continue;
+    }
     const CheckedBlock* sub = block(*instance.block);
     if (!sub) continue;
     for (const WhereClause& w : sub->where) {
@@ -887,11 +900,19 @@ const Signature* Checker::signature(const ast::FunctionItem& f) {
   sig->where = whereClauses(*this, *m, f.where);  // divisors: see block()
   for (const ast::Param& p : f.params) {
     Type t = resolveType(*m, p.type, &sig->facts);
+    if (containsBlock(t)) {
+      reportBlockValue(p.type->span, t);
+      t = Type::error();
+    }
     if (containsError(t)) sig->complete = false;
     sig->params.push_back(std::move(t));
   }
   if (f.returnType) {
     sig->result = resolveType(*m, f.returnType, &sig->facts);
+    if (containsBlock(sig->result)) {
+      reportBlockValue(f.returnType->span, sig->result);
+      sig->result = Type::error();
+    }
     if (containsError(sig->result)) sig->complete = false;
   } else if (f.function == ast::FunctionKind::Kernel) {
     sig->result = kernelResultType(f, *m, sig->facts);  // CheckKernel.cpp

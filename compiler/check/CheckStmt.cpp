@@ -88,7 +88,21 @@ void Checker::checkFunction(const ast::FunctionItem& f) {
 
 Type Checker::checkValue(const ast::Expr* e, const Type* expected) {
   if (auto* scan = ast::as<ast::ForScanExpr>(e)) return record(e, checkScan(scan, expected));
-  return checkExpr(e, expected);
+  Type t = checkExpr(e, expected);
+  // A block is a namespace of parameters, state and methods, not a value
+  // (spec 7.4): it is not bound, assigned or returned.
+  if (containsBlock(t)) {
+    reportBlockValue(e->span, t);
+    return Type::error();
+  }
+  return t;
+}
+
+void Checker::reportBlockValue(Span at, const Type& t) {
+  diagnostics_.emit(DiagnosticKind::BlockNotValue, at)
+      .label(fmt::format("this is `{}`", str(t)))
+      .help("use a block through its sub: call its methods (`norm.forward(x)`), read its state by path, "
+            "and loop over a block array with `static for`");
 }
 
 // The element type a stacked value of type `t` expects: `t` without its

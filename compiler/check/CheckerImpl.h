@@ -371,6 +371,8 @@ class Checker {
   std::unordered_map<const ast::Item*, const ast::BlockItem*> itemOwner_;
   std::set<const ast::FunctionItem*> signaturesInProgress_;
   std::set<const ast::BlockItem*> blocksInProgress_;
+  // E2101 for a block where a value is needed (a `let`, a parameter, ...).
+  void reportBlockValue(Span at, const Type& t);
   std::set<const ast::Item*> cyclic_;          // reported by E2122: not typed further
   std::set<const ast::TypeAliasItem*> aliasesInProgress_;
   std::unordered_map<const ast::TypeNode*, size_t> writtenParts_;

@@ -231,6 +231,13 @@ double untypedMagnitude(const Type& t) {
   return std::max(-static_cast<double>(v->first), static_cast<double>(v->second));
 }
 
+bool containsBlock(const Type& t) {
+  if (t.kind() == TypeKind::Block || t.kind() == TypeKind::BlockArray) return true;
+  for (const Type& e : t.elements())
+    if (containsBlock(e)) return true;
+  return false;
+}
+
 bool containsError(const Type& t) {
   if (t.isError()) return true;
   for (const Type& e : t.elements())

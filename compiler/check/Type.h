@@ -195,6 +195,8 @@ double untypedMagnitude(const Type& t);
 
 // Whether the type mentions Error anywhere (then nothing more is checked).
 bool containsError(const Type& t);
+// Whether `t` is a block or block array, or holds one (in a tuple, an optional).
+bool containsBlock(const Type& t);
 
 // `Tensor[B, S, 3 * H; T]`, `f32`, `(A, B)`, `A?`, `Linear<H, 3 * H, T>`,
 // `[DecoderLayer<...>; Layers]`: the user's spelling.
