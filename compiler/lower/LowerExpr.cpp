@@ -9,6 +9,7 @@
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
+#include "compiler/parse/ASTPrinter.h"
 #include "compiler/modules/ConstantValues.h"
 #include "compiler/manifest/ProgramBlocks.h"
 
@@ -261,9 +262,12 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
     }
   // A const is an expression of its own module, typed by the checker where it
   // is used (a compile-time integer carries its value in its type).
+  // A block's const may use the block's generics (`const C = H / 2`): it
+  // is read with the reading frame's values of them.
   Frame f;
   f.module = &m;
   f.fn = nullptr;
+  if (!frames_.empty()) f.subst = frame().subst;
   Result r;
   {
     FrameGuard g(*this, f);
@@ -400,13 +404,30 @@ bool Lowerer::collectState(const Val& self, std::vector<TensorSlot>& out, Span a
     if (!sub) return false;
     Val v = sub->kind == Val::Kind::Some ? sub->elements[0] : *sub;
     if (v.kind == Val::Kind::Block && !collectState(v, out, at)) return false;
-    if (v.kind == Val::Kind::BlockArray)
-      for (int64_t i = 0; i < v.count; ++i) {
-        Val element = v;
-        element.kind = Val::Kind::Block;
-        element.path = v.path + "." + std::to_string(i);
-        if (!collectState(element, out, at)) return false;
+    if (v.kind != Val::Kind::BlockArray) continue;
+    // As the binder bounds arrays with a checkpoint (CheckpointBinder.cpp):
+    // without one, a hostile `--bind L=10^11` must not enumerate its state.
+    constexpr int64_t kMaxArrayLength = int64_t{1} << 16, kMaxBlocks = int64_t{1} << 20;
+    auto* array = ast::as<ast::ArrayTypeNode>(member->type);
+    std::string length = array && array->count ? ast::printExpr(array->count) : path;
+    if (v.count > kMaxArrayLength) {
+      diagnostics_.emit(DiagnosticKind::InvalidBindingValue, member->type->span, length, "Dim",
+                        std::to_string(v.count),
+                        "an array length must be between 0 and " + std::to_string(kMaxArrayLength));
+      return false;
+    }
+    for (int64_t i = 0; i < v.count; ++i) {
+      Val element = v;
+      element.kind = Val::Kind::Block;
+      element.path = v.path + "." + std::to_string(i);
+      if (++collectedBlocks_ > kMaxBlocks) {
+        diagnostics_.emit(DiagnosticKind::InvalidBindingValue, member->type->span, length, "Dim",
+                          std::to_string(v.count),
+                          "the model would have more than " + std::to_string(kMaxBlocks) + " blocks in arrays");
+        return false;
       }
+      if (!collectState(element, out, at)) return false;
+    }
   }
   return true;
 }

@@ -368,6 +368,7 @@ class Lowerer {
   std::optional<std::vector<mlir::Value>> flattenLike(const Val& tmpl, const Val& v, Span at);
   bool lowerWhile(const ast::WhileStmt* w);
   bool lowerFor(const ast::ForStmt* f);
+  bool unrollBudget(int64_t count, const ast::Expr* at);
   bool lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
                         const std::function<bool(const Val&)>& bindVariable);
   Result lowerRuntimeIf(const ast::IfExpr* e, const Val& condition);
@@ -432,6 +433,12 @@ class Lowerer {
   std::vector<Frame*> frames_;
   // The entry being built.
   std::map<shape::SymbolId, mlir::Value> entryDims_;
+  // Bodies of `static for` loops unrolled in the entry being lowered, nested
+  // loops multiplying: capped (kMaxUnrolledBodies in LowerStmt.cpp) so that
+  // a hostile `--bind L=10^11` is an error, not unbounded memory.
+  int64_t unrolledBodies_ = 0;
+  // Blocks of arrays collectState has visited (capped: LowerExpr.cpp).
+  int64_t collectedBlocks_ = 0;
   std::map<shape::SymbolId, std::string> entryDimNames_;
   std::map<std::string, mlir::Value> parameterArgs_;  // by concrete path
   // Each state tensor's current value (SSA: an assignment replaces it), and

@@ -5,6 +5,8 @@
 // known only at run time is a counted loop, LowerControl.cpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
@@ -67,6 +69,25 @@ bool Lowerer::assignState(const ast::AssignStmt* s) {
   }
   it->second = v->value;
   return true;
+}
+
+// The most `static for` bodies one entry unrolls, nested loops multiplying
+// (a block array's length is capped at 2^16 by the binder as well).
+constexpr int64_t kMaxUnrolledBodies = int64_t{1} << 16;
+
+// Counts `count` more unrolled bodies against the entry's budget: false past
+// it, reported when `at` (a block array, which has no other way to run) is
+// given; a range of integers is run as a counted loop instead.
+bool Lowerer::unrollBudget(int64_t count, const ast::Expr* at) {
+  if (count <= kMaxUnrolledBodies - unrolledBodies_) {
+    unrolledBodies_ += std::max<int64_t>(count, 0);
+    return true;
+  }
+  if (at)
+    unsupported(at->span, fmt::format("a `static for` over {} blocks, past the {} loop bodies one entry may "
+                                      "unroll,",
+                                      count, kMaxUnrolledBodies));
+  return false;
 }
 
 bool Lowerer::lowerBody(const std::vector<ast::Stmt*>& body) {
@@ -167,7 +188,9 @@ bool Lowerer::lowerStmt(const ast::Stmt* s) {
         // A range known only at run time (`0..Steps`, Steps an entry dim):
         // the checker types the variable as an i64 scalar either way, so the
         // loop runs as a counted loop instead of unrolled.
-        if (!a || !b)
+        // So is one too long to unroll (a bound given by a hostile `--bind`):
+        // a body that needs its index known at build time is then E2190.
+        if (!a || !b || !unrollBudget(*b > *a ? *b - *a : 0, nullptr))
           return lowerCountedLoop(loop->iterable, loop->rangeEnd, loop->body,
                                   [&](const Val& i) { return bindPattern(loop->pattern, i); });
         for (int64_t i = *a; i < *b; ++i) {
@@ -181,6 +204,7 @@ bool Lowerer::lowerStmt(const ast::Stmt* s) {
         unsupported(loop->iterable->span, "a `static for` over this value");
         return false;
       }
+      if (!unrollBudget(first->count, loop->iterable)) return false;
       for (int64_t i = 0; i < first->count; ++i) {
         Val element = *first;
         element.kind = Val::Kind::Block;
