@@ -380,6 +380,7 @@ private:
                              [&](const auto &arg) { return variant.findArg(arg.first) != nullptr; });
         };
         std::optional<Expected<ArgMap>> chosen;
+        std::set<std::string> failures; // each distinct reason a variant refused the arguments
         for (bool exactNpy : {true, false})
           for (const EntrySpec *variant : variants) {
             if (chosen || !takes(*variant))
@@ -387,10 +388,16 @@ private:
             if (Expected<ArgMap> converted = convertArgs(*variant, call, exactNpy)) {
               chosen = std::move(converted);
               entry = variant;
-            } else if (args) {
-              args = std::move(converted); // the first failure, for the message
+            } else {
+              failures.insert(converted.message());
+              if (args)
+                args = std::move(converted); // the first failure, for the message
             }
           }
+        // One reason for every variant (an .npy that cannot be read, a
+        // malformed literal) is the argument's fault, not the variants'.
+        if (!chosen && failures.size() == 1)
+          return input(fmt::format("{}: {}", label, *failures.begin()));
         if (!chosen)
           return input(fmt::format("{}: no variant of the entry takes these arguments; it was compiled for {}{}",
                                    label, formatVariants(variants),
