@@ -290,8 +290,8 @@ std::vector<llvm::SmallString<0>> splitModule(llvm::Module& m, unsigned parts) {
     g.setVisibility(llvm::GlobalValue::HiddenVisibility);
     if (!g.hasName()) g.setName("linnet.split");
   };
-  // Owner of each defined function: the first root reaching it; shared when
-  // several do.
+  // Owner of each defined function: the first root reaching it (a local one
+  // that a function of another part also uses is copied, below).
   std::vector<llvm::Function*> roots;
   for (llvm::Function& f : m)
     if (!f.isDeclaration() && !f.hasLocalLinkage()) roots.push_back(&f);
