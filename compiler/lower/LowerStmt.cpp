@@ -190,7 +190,12 @@ bool Lowerer::lowerStmt(const ast::Stmt* s) {
         // loop runs as a counted loop instead of unrolled.
         // So is one too long to unroll (a bound given by a hostile `--bind`):
         // a body that needs its index known at build time is then E2190.
-        if (!a || !b || !unrollBudget(*b > *a ? *b - *a : 0, nullptr))
+        // (The trip count in 128 bits: `-2^63..2^63 - 1` overflows int64.)
+        auto trips = [](int64_t from, int64_t to) {
+          __int128 n = static_cast<__int128>(to) - from;
+          return n <= 0 ? int64_t{0} : n > INT64_MAX ? INT64_MAX : static_cast<int64_t>(n);
+        };
+        if (!a || !b || !unrollBudget(trips(*a, *b), nullptr))
           return lowerCountedLoop(loop->iterable, loop->rangeEnd, loop->body,
                                   [&](const Val& i) { return bindPattern(loop->pattern, i); });
         for (int64_t i = *a; i < *b; ++i) {
