@@ -23,8 +23,8 @@
 #include "runtime/checkpoint/MappedFile.h"
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/support/DType.h"
-#include "runtime/support/RemoveOnSignal.h"
-#include "runtime/support/WriteAll.h"
+#include "runtime/io/AtomicFile.h"
+#include "runtime/support/FileDescriptor.h"
 
 namespace linnet::driver {
 
@@ -81,21 +81,6 @@ std::optional<std::string> passwordDatabaseHome() {
 // The largest cache entry there can be (ArtifactFile.h's bounds and room
 // for the container's header).
 constexpr std::uint64_t kMaxEntryBytes = rt::kMaxManifestBytes + rt::kMaxSharedObjectBytes + (1u << 20);
-
-// Closes a descriptor on every return path.
-class Descriptor {
-public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  int release() { return std::exchange(fd_, -1); }
-
-private:
-  int fd_;
-};
 
 // What a file that is not a regular one is, for messages.
 std::string fileKind(mode_t mode) {
@@ -197,7 +182,7 @@ std::optional<std::string> readCachedArtifact(const std::filesystem::path& path,
       *problem = std::string("cannot be opened: ") + std::strerror(error);
     return std::nullopt;
   }
-  Descriptor file(fd);
+  rt::FileDescriptor file(fd);
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
     *problem = std::string("cannot be examined: ") + std::strerror(errno);
@@ -256,29 +241,10 @@ rt::Status writeCachedArtifact(const std::filesystem::path& path, std::string_vi
   // Not rt::writeFileAtomically: it writes through a symbolic link and into
   // a FIFO or device in place (right for `-o /dev/null`), which here hung on
   // a FIFO and wrote the build into /dev/zero. An entry is always a regular
-  // file of its own: renamed over whatever is at the path.
-  std::string temporary = (path.parent_path() / ("." + path.filename().string() + ".XXXXXX")).string();
-  int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
-  if (fd < 0) return rt::makeError("{}: cannot create a temporary file: {}", path.string(), std::strerror(errno));
-  rt::RemoveOnSignal removeOnSignal(temporary);
-  auto fail = [&](const char* what, const std::string& reason) -> rt::Status {
-    if (fd >= 0) ::close(fd);
-    ::unlink(temporary.c_str());
-    return rt::makeError("{}: cannot {}: {}", path.string(), what, reason);
-  };
-  if (rt::Status written = rt::writeAll(fd, std::as_bytes(std::span(image))); !written)
-    return fail("write", written.message());
-  // Readable by all, as a file written with the usual umask (mkostemp makes
-  // 0600).
-  if (::fchmod(fd, 0644) != 0) return fail("set permissions", std::strerror(errno));
-  if (::fsync(fd) != 0) return fail("sync", std::strerror(errno));
-  int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0) return fail("close", std::strerror(errno));
-  // A directory at the path makes this fail (EISDIR): the caller runs the
+  // file of its own, readable by all, renamed over whatever is at the path;
+  // a directory there makes the rename fail (EISDIR): the caller runs the
   // build from memory and says it is not cached.
-  if (::rename(temporary.c_str(), path.c_str()) != 0) return fail("rename into place", std::strerror(errno));
-  return rt::Status::success();
+  return rt::replaceWithNewFile(path, image, 0644);
 }
 
 rt::Expected<BuildCacheLock> BuildCacheLock::acquire(const std::filesystem::path& lockPath, std::ostream* progress) {
@@ -297,7 +263,7 @@ rt::Expected<BuildCacheLock> BuildCacheLock::acquire(const std::filesystem::path
     do fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
     while (fd < 0 && errno == EINTR);
     if (fd < 0) return rt::makeError("{}: cannot create the lock file: {}", lockPath.string(), std::strerror(errno));
-    Descriptor file(fd);
+    rt::FileDescriptor file(fd);
     struct stat mine {};
     if (::fstat(fd, &mine) != 0)
       return rt::makeError("{}: cannot examine the lock file: {}", lockPath.string(), std::strerror(errno));

@@ -2,6 +2,7 @@
 // close. The descriptor is closed right after mapping because a mapping
 // stays valid without it, so a loaded checkpoint holds no descriptors.
 #include "runtime/checkpoint/MappedFile.h"
+#include "runtime/support/FileDescriptor.h"
 
 #include <cerrno>
 #include <cstring>
@@ -15,22 +16,6 @@
 namespace linnet::rt {
 
 namespace {
-
-// Closes a descriptor on every return path of open().
-class FileDescriptor {
-public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor &) = delete;
-  FileDescriptor &operator=(const FileDescriptor &) = delete;
-  int get() const { return fd_; }
-
-private:
-  int fd_;
-};
 
 std::string osReason(int error) { return std::strerror(error); }
 

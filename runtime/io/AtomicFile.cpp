@@ -77,8 +77,22 @@ Status writeFileAtomically(const std::filesystem::path &requested, std::string_v
     return writeToSpecialFile(path, bytes);
   if (exists && existing.st_nlink > 1)
     return rewriteInPlace(path, bytes);
-  // A file that exists keeps its permission bits.
+  // A file that exists keeps its permission bits, and its owner where the
+  // new file can be given it (root formatting another user's file);
+  // otherwise the old file is rewritten.
   mode_t mode = exists ? (existing.st_mode & 07777) : 0644;
+  std::optional<FileOwner> owner;
+  if (exists && (existing.st_uid != geteuid() || existing.st_gid != getegid()))
+    owner = FileOwner{existing.st_uid, existing.st_gid};
+  bool ownerRefused = false;
+  Status replaced = replaceWithNewFile(path, bytes, mode, owner, &ownerRefused);
+  if (ownerRefused)
+    return rewriteInPlace(path, bytes);
+  return replaced;
+}
+
+Status replaceWithNewFile(const std::filesystem::path &path, std::string_view bytes, mode_t mode,
+                          std::optional<FileOwner> owner, bool *ownerRefused) {
   std::filesystem::path dir = path.parent_path();
   std::string tmpl = ((dir.empty() ? std::filesystem::path(".") : dir) / ("." + path.filename().string() + ".XXXXXX"))
                          .string();
@@ -101,13 +115,10 @@ Status writeFileAtomically(const std::filesystem::path &requested, std::string_v
   }
   if (fchmod(fd, mode) != 0)
     return fail("set permissions");
-  // Another user's file (root formatting it, a group-writable one) keeps its
-  // owner; where the new file cannot be given it, the old one is rewritten.
-  if (exists && (existing.st_uid != geteuid() || existing.st_gid != getegid()) &&
-      fchown(fd, existing.st_uid, existing.st_gid) != 0) {
-    close(fd);
-    unlink(tmpl.c_str());
-    return rewriteInPlace(path, bytes);
+  if (owner && fchown(fd, owner->uid, owner->gid) != 0) {
+    if (ownerRefused)
+      *ownerRefused = true;
+    return fail("give the file its owner");
   }
   if (fsync(fd) != 0)
     return fail("sync");

@@ -6,7 +6,10 @@
 #include "runtime/support/Status.h"
 
 #include <filesystem>
+#include <optional>
 #include <string_view>
+
+#include <sys/types.h>
 
 namespace linnet::rt {
 
@@ -19,5 +22,19 @@ namespace linnet::rt {
 // cannot be given, is rewritten in place (not atomically) so that every name
 // and the owner stay.
 Status writeFileAtomically(const std::filesystem::path &path, std::string_view bytes);
+
+struct FileOwner {
+  uid_t uid;
+  gid_t gid;
+};
+
+// The replacement itself, with no regard for what is at `path`: `bytes` go to
+// a new temporary file beside it with permission bits `mode` (and `owner`,
+// if given), synced, renamed over `path`, so a file, a symbolic link or a
+// FIFO there is replaced, never written through (the build cache's entries).
+// An owner the file cannot be given is an error that also sets
+// `*ownerRefused`; nothing is left behind on any error.
+Status replaceWithNewFile(const std::filesystem::path &path, std::string_view bytes, mode_t mode,
+                          std::optional<FileOwner> owner = std::nullopt, bool *ownerRefused = nullptr);
 
 } // namespace linnet::rt
