@@ -18,11 +18,13 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "compiler/graph/Graph.h"
+#include "runtime/support/WriteAll.h"
 
 namespace linnet::graph {
 
@@ -65,17 +67,6 @@ bool layOut(const std::string& dot, std::string& svg, std::string& error) {
   return true;
 }
 
-bool writeAllTo(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Graphviz runs in a child process with a time and an address-space limit:
 // its crashes (a segfault in dot_layout on a chain of 300 additions, a double
 // free), its hangs and its appetite for memory end the child, and the view
@@ -113,7 +104,7 @@ bool layOutInChild(const std::string& dot, std::string& svg, std::string& error)
     std::string out, message;
     bool ok = layOut(dot, out, message);
     std::string reply = (ok ? "S" : "E") + (ok ? out : message);
-    _exit(writeAllTo(fds[1], reply) ? 0 : 1);
+    _exit(rt::writeAll(fds[1], std::as_bytes(std::span(reply))) ? 0 : 1);
   }
   close(fds[1]);
   std::string reply;
