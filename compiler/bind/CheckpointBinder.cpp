@@ -27,10 +27,6 @@ uint64_t scalarSize(ast::ScalarType type) {
 
 namespace {
 
-// Arrays longer than this, or more concrete paths than this in all, are not a
-// model but a mistake (or a hostile --bind); refuse before enumerating them.
-constexpr int64_t kMaxArrayLength = 1 << 16;
-constexpr int64_t kMaxConcretePaths = 1 << 20;
 // How far past the end of a counted array to look for a gap in its numbering.
 constexpr int64_t kGapProbe = 64;
 

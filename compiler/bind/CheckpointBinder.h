@@ -37,6 +37,12 @@
 
 namespace linnet::bind {
 
+// Arrays longer than this, or more concrete paths than this in all, are not a
+// model but a mistake (or a hostile --bind): refused before they are
+// enumerated, with a checkpoint (here) or without one (lower/ collectState).
+inline constexpr int64_t kMaxArrayLength = int64_t{1} << 16;
+inline constexpr int64_t kMaxConcretePaths = int64_t{1} << 20;
+
 struct BoundTensor {
   std::string path;                    // concrete: `layers.3.attention.qkv.weight`
   std::string tensorName;              // in the checkpoint

@@ -8,6 +8,7 @@
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
+#include "compiler/bind/CheckpointBinder.h"
 #include "compiler/lower/LowerImpl.h"
 #include "compiler/parse/ASTPrinter.h"
 #include "compiler/modules/ConstantValues.h"
@@ -405,9 +406,10 @@ bool Lowerer::collectState(const Val& self, std::vector<TensorSlot>& out, Span a
     Val v = sub->kind == Val::Kind::Some ? sub->elements[0] : *sub;
     if (v.kind == Val::Kind::Block && !collectState(v, out, at)) return false;
     if (v.kind != Val::Kind::BlockArray) continue;
-    // As the binder bounds arrays with a checkpoint (CheckpointBinder.cpp):
-    // without one, a hostile `--bind L=10^11` must not enumerate its state.
-    constexpr int64_t kMaxArrayLength = int64_t{1} << 16, kMaxBlocks = int64_t{1} << 20;
+    // As the binder bounds arrays with a checkpoint: without one, a hostile
+    // `--bind L=10^11` must not enumerate its state.
+    using bind::kMaxArrayLength;
+    constexpr int64_t kMaxBlocks = bind::kMaxConcretePaths;
     auto* array = ast::as<ast::ArrayTypeNode>(member->type);
     std::string length = array && array->count ? ast::printExpr(array->count) : path;
     if (v.count > kMaxArrayLength) {
