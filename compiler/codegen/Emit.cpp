@@ -290,6 +290,11 @@ std::vector<llvm::SmallString<0>> splitModule(llvm::Module& m, unsigned parts) {
     g.setVisibility(llvm::GlobalValue::HiddenVisibility);
     if (!g.hasName()) g.setName("linnet.split");
   };
+  // What each defined function refers to, scanned once: every root's walk,
+  // and the copies below, read it again.
+  std::map<llvm::Function*, std::vector<llvm::Function*>> references;
+  for (llvm::Function& f : m)
+    if (!f.isDeclaration()) references.emplace(&f, referencedFunctions(f));
   // Owner of each defined function: the first root reaching it (a local one
   // that a function of another part also uses is copied, below).
   std::vector<llvm::Function*> roots;
@@ -303,7 +308,7 @@ std::vector<llvm::SmallString<0>> splitModule(llvm::Module& m, unsigned parts) {
     while (!work.empty()) {
       llvm::Function* f = work.back();
       work.pop_back();
-      for (llvm::Function* g : referencedFunctions(*f)) {
+      for (llvm::Function* g : references[f]) {
         if (g->isDeclaration() || !reached.insert(g).second) continue;
         owner.emplace(g, r);
         work.push_back(g);
@@ -346,7 +351,7 @@ std::vector<llvm::SmallString<0>> splitModule(llvm::Module& m, unsigned parts) {
   std::vector<llvm::Function*> work;
   for (llvm::Function& f : m) {
     if (f.isDeclaration()) continue;
-    for (llvm::Function* g : referencedFunctions(f))
+    for (llvm::Function* g : references[&f])
       if (!g->isDeclaration() && g->hasLocalLinkage() && partOfValue(g) != partOfValue(&f) &&
           copiedFunctions.insert(g).second)
         work.push_back(g);
@@ -354,7 +359,7 @@ std::vector<llvm::SmallString<0>> splitModule(llvm::Module& m, unsigned parts) {
   while (!work.empty()) {
     llvm::Function* f = work.back();
     work.pop_back();
-    for (llvm::Function* g : referencedFunctions(*f))
+    for (llvm::Function* g : references[f])
       if (!g->isDeclaration() && g->hasLocalLinkage() && copiedFunctions.insert(g).second) work.push_back(g);
   }
   std::vector<llvm::SmallString<0>> out(parts);
