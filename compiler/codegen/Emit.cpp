@@ -174,7 +174,8 @@ void moveSixteenBitFloatsAsIntegers(llvm::Module& m) {
 // Lowers a copy of `module` to LLVM IR for the target (not optimized yet).
 // MLIR diagnostics still reach the context's handlers; their text also goes
 // into the error.
-llvm::Expected<Lowered> lowerToLLVM(mlir::ModuleOp module, const TargetOptions& target) {
+llvm::Expected<Lowered> lowerToLLVM(mlir::ModuleOp module, const TargetOptions& target,
+                                    mlir::TimingScope* timing) {
   mlir::MLIRContext* context = module.getContext();
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
@@ -184,7 +185,7 @@ llvm::Expected<Lowered> lowerToLLVM(mlir::ModuleOp module, const TargetOptions& 
   });
 
   mlir::OwningOpRef<mlir::ModuleOp> copy(mlir::cast<mlir::ModuleOp>(module->clone()));
-  if (mlir::failed(lowerTo(*copy, Stage::LLVM, target)))
+  if (mlir::failed(lowerTo(*copy, Stage::LLVM, target, timing)))
     return makeError("lowering to the LLVM dialect failed:\n" + diagnostics);
 
   auto machine = makeTargetMachine(target);
@@ -195,7 +196,9 @@ llvm::Expected<Lowered> lowerToLLVM(mlir::ModuleOp module, const TargetOptions& 
   mlir::registerBuiltinDialectTranslation(*context);
   mlir::registerLLVMDialectTranslation(*context);
   mlir::registerOpenMPDialectTranslation(*context);
+  mlir::TimingScope translation = timing ? timing->nest("translation to LLVM IR") : mlir::TimingScope();
   lowered.module = mlir::translateModuleToLLVMIR(*copy, *lowered.context, "linnet");
+  translation.stop();
   if (!lowered.module) return makeError("translation to LLVM IR failed:\n" + diagnostics);
 
   llvm::Module& m = *lowered.module;
@@ -232,9 +235,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine& machine) {
   moveSixteenBitFloatsAsIntegers(m);
 }
 
-llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOptions& target) {
-  auto lowered = lowerToLLVM(module, target);
+llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOptions& target,
+                                         mlir::TimingScope* timing) {
+  auto lowered = lowerToLLVM(module, target, timing);
   if (!lowered) return lowered.takeError();
+  mlir::TimingScope scope = timing ? timing->nest("LLVM O2") : mlir::TimingScope();
   optimize(*lowered->module, *lowered->machine);
   return lowered;
 }
@@ -381,8 +386,12 @@ std::vector<llvm::SmallString<0>> splitModule(llvm::Module& m, unsigned parts) {
 // each carried to its thread as bitcode into an LLVMContext of its own, as
 // LLVM contexts are not shared between threads (what LLVM's own ParallelCG
 // does). The objects come back in part order, so a build is reproducible.
-llvm::Expected<std::vector<std::string>> compileObjects(Lowered& lowered, const TargetOptions& target) {
+llvm::Expected<std::vector<std::string>> compileObjects(Lowered& lowered, const TargetOptions& target,
+                                                       mlir::TimingScope* timing) {
   unsigned parts = codegenParts(*lowered.module);
+  mlir::TimingScope scope =
+      timing ? timing->nest("LLVM O2 and object code, " + std::to_string(std::max(parts, 1u)) + " part(s) at once")
+             : mlir::TimingScope();
   if (parts <= 1) {
     optimize(*lowered.module, *lowered.machine);
     auto object = emitFile(*lowered.module, *lowered.machine, llvm::CodeGenFileType::ObjectFile);
@@ -489,8 +498,9 @@ llvm::Expected<std::string> link(const std::vector<std::string>& objects, const 
 
 }  // namespace
 
-llvm::Expected<std::string> emitLLVMIR(mlir::ModuleOp module, const TargetOptions& target) {
-  auto lowered = lowerAndOptimize(module, target);
+llvm::Expected<std::string> emitLLVMIR(mlir::ModuleOp module, const TargetOptions& target,
+                                       mlir::TimingScope* timing) {
+  auto lowered = lowerAndOptimize(module, target, timing);
   if (!lowered) return lowered.takeError();
   std::string text;
   llvm::raw_string_ostream stream(text);
@@ -498,17 +508,21 @@ llvm::Expected<std::string> emitLLVMIR(mlir::ModuleOp module, const TargetOption
   return text;
 }
 
-llvm::Expected<std::string> emitAssembly(mlir::ModuleOp module, const TargetOptions& target) {
-  auto lowered = lowerAndOptimize(module, target);
+llvm::Expected<std::string> emitAssembly(mlir::ModuleOp module, const TargetOptions& target,
+                                         mlir::TimingScope* timing) {
+  auto lowered = lowerAndOptimize(module, target, timing);
   if (!lowered) return lowered.takeError();
+  mlir::TimingScope scope = timing ? timing->nest("assembly") : mlir::TimingScope();
   return emitFile(*lowered->module, *lowered->machine, llvm::CodeGenFileType::AssemblyFile);
 }
 
-llvm::Expected<std::string> emitSharedObject(mlir::ModuleOp module, const TargetOptions& target) {
-  auto lowered = lowerToLLVM(module, target);
+llvm::Expected<std::string> emitSharedObject(mlir::ModuleOp module, const TargetOptions& target,
+                                             mlir::TimingScope* timing) {
+  auto lowered = lowerToLLVM(module, target, timing);
   if (!lowered) return lowered.takeError();
-  auto objects = compileObjects(*lowered, target);
+  auto objects = compileObjects(*lowered, target, timing);
   if (!objects) return objects.takeError();
+  mlir::TimingScope scope = timing ? timing->nest("link (ld.lld)") : mlir::TimingScope();
   return link(*objects, target);
 }
 

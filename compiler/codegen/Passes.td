@@ -21,7 +21,7 @@ def ApproximateMath : Pass<"linnet-approximate-math", "::mlir::ModuleOp"> {
                            "::mlir::vector::VectorDialect", "::mlir::func::FuncDialect"];
 }
 
-def RoundNarrowFloatArith : Pass<"linnet-round-narrow-float-arith", "::mlir::ModuleOp"> {
+def RoundNarrowFloatArith : Pass<"linnet-round-narrow-float-arith"> {
   let summary = "bf16/f16 arithmetic computed in f32 and rounded after every op";
   let description = [{
     Each `arith` float op on bf16/f16 (scalars or vectors: add, sub, mul,
@@ -162,7 +162,7 @@ def LowerVectors : Pass<"linnet-lower-vectors"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
-def SelectBuffers : Pass<"linnet-select-buffers", "::mlir::ModuleOp"> {
+def SelectBuffers : Pass<"linnet-select-buffers"> {
   let summary = "A select between two buffers becomes an scf.if";
   let description = [{
     Canonicalization folds an `scf.if` that only chooses between two values
@@ -176,7 +176,7 @@ def SelectBuffers : Pass<"linnet-select-buffers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
-def NarrowFloatMemory : Pass<"linnet-narrow-float-memory", "::mlir::ModuleOp"> {
+def NarrowFloatMemory : Pass<"linnet-narrow-float-memory"> {
   let summary = "Vector loads, stores and selects of bf16/f16 move i16 lanes";
   let description = [{
     Runs on the LLVM dialect. LLVM scalarizes a masked load or store of a

@@ -95,7 +95,12 @@ Stage currentStage(ModuleOp module) {
   return Stage::LLVM;
 }
 
-LogicalResult run(ModuleOp module, PassManager& pm) { return pm.run(module); }
+// Runs `pm` on `module`, its passes timed under `timing`'s child `name`.
+LogicalResult run(ModuleOp module, PassManager& pm, TimingScope* timing, StringRef name) {
+  TimingScope scope = timing ? timing->nest(name) : TimingScope();
+  if (timing) pm.enableTiming(scope);
+  return pm.run(module);
+}
 
 void addLinalgStage(OpPassManager& pm, const TargetOptions& target) {
   pm.addPass(linnet::conversion::createConvertLinnetToLinalg());
@@ -250,6 +255,11 @@ void expandStridedCopies(ModuleOp module) {
 }
 
 void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
+  // Passes that look at one function at a time run nested on each function
+  // (`perFunction`), which MLIR runs on the context's threads, one function
+  // per thread; the rest (those that add or read module-level symbols) on
+  // the module. The code is the same either way.
+  auto perFunction = [&]() -> OpPassManager& { return pm.nest<func::FuncOp>(); };
   // Loops: the innermost loop of each op steps over vectors of the
   // target's length where the op's accesses allow (else scalar loops, which
   // LLVM's loop vectorizer may still widen); a large op's leading parallel
@@ -260,49 +270,52 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   loops.bf16Dot = target.bf16DotProducts();
   loops.rowPrefetchBytes = target.rowPrefetchBytes();
   loops.tileRowPrefetchBytes = target.tileRowPrefetchBytes();
-  pm.addPass(createLinalgToParallelLoops(loops));
-  pm.addPass(createCanonicalizerPass());
+  OpPassManager& vectorLoops = perFunction();
+  vectorLoops.addPass(createLinalgToParallelLoops(loops));
+  vectorLoops.addPass(createCanonicalizerPass());
   LowerVectorsOptions vectors;
   vectors.bf16Dot = target.bf16DotProducts();
-  pm.addPass(createLowerVectors(vectors));
+  vectorLoops.addPass(createLowerVectors(vectors));
   // n-D transfers (a row-blocked reduction's vector<4x16> accumulators)
   // unrolled into 1-D ones: the default lowering stages them through a
   // stack buffer, which inside a loop of a parallel region grows the
   // stack on every iteration.
-  pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
-  pm.addPass(createCanonicalizerPass());
+  vectorLoops.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
+  vectorLoops.addPass(createCanonicalizerPass());
   // Scalar math: bf16/f16 math in f32, polynomial approximations instead of
-  // libm calls (f64 math: libm), bf16/f16 arithmetic emulated in f32 and
-  // bf16 conversions expanded to integer ops, so no compiler-rt/libgcc
-  // helper is needed. `linnet-approximate-math` widens bf16/f16 math itself:
-  // upstream's `math-legalize-to-f32` breaks on f64 vectors.
+  // libm calls (f64 math: libm, whose declarations go into the module), bf16/f16
+  // arithmetic emulated in f32 and bf16 conversions expanded to integer ops, so
+  // no compiler-rt/libgcc helper is needed. `linnet-approximate-math` widens
+  // bf16/f16 math itself: upstream's `math-legalize-to-f32` breaks on f64 vectors.
   pm.addPass(createApproximateMath());
-  pm.addPass(createSelectBuffers());
+  OpPassManager& scalars = perFunction();
+  scalars.addPass(createSelectBuffers());
   // Each bf16/f16 op rounds its result: the emulation below would keep a
   // chain of them in f32.
-  pm.addPass(createRoundNarrowFloatArith());
+  scalars.addPass(createRoundNarrowFloatArith());
   static const std::string narrowFloats[] = {"bf16", "f16"};
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = narrowFloats;
   emulate.targetTypeStr = "f32";
-  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  scalars.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  scalars.addPass(arith::createArithExpandOpsPass(expand));
+  scalars.addPass(createCanonicalizerPass());
+  scalars.addPass(createCSEPass());
   // OpenMP: each `scf.parallel` becomes omp.parallel + omp.wsloop (guided
   // schedule, libomp's default thread count: OMP_NUM_THREADS or every
   // core). The `memref.alloca_scope` it wraps each body in holds no alloca
   // here and canonicalize inlines it (scf-to-cf could not lower it).
   pm.addPass(createConvertSCFToOpenMPPass());
-  pm.addPass(createGuidedSchedule());
-  pm.addPass(createCanonicalizerPass());
+  OpPassManager& controlFlow = perFunction();
+  controlFlow.addPass(createGuidedSchedule());
+  controlFlow.addPass(createCanonicalizerPass());
   // To the LLVM dialect.
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertSCFToCFPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  controlFlow.addPass(createLowerAffinePass());
+  controlFlow.addPass(createConvertSCFToCFPass());
+  controlFlow.addPass(memref::createExpandStridedMetadataPass());
+  controlFlow.addPass(createLowerAffinePass());
   // Reductions of a vector may be reassociated: the vectorized loops
   // already sum in lanes, so the order is the compiler's either way.
   ConvertVectorToLLVMPassOptions vectorToLLVM;
@@ -314,16 +327,17 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
+  OpPassManager& bodies = perFunction();
+  bodies.addPass(createConvertMathToLLVMPass());
+  bodies.addPass(createArithToLLVMConversionPass());
+  bodies.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createNarrowFloatMemory());
+  pm.nest<LLVM::LLVMFuncOp>().addPass(createNarrowFloatMemory());
   pm.addPass(createEntryAbi());
-  pm.addPass(createCanonicalizerPass());
+  pm.nest<LLVM::LLVMFuncOp>().addPass(createCanonicalizerPass());
 }
 
 bool hasFeature(const std::string& features, llvm::StringRef feature) {
@@ -429,7 +443,7 @@ void registerDialects(DialectRegistry& registry) {
   registerOpenMPDialectTranslation(registry);
 }
 
-LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target) {
+LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target, TimingScope* timing) {
   MLIRContext* context = module.getContext();
   DialectRegistry registry;
   registerDialects(registry);
@@ -443,7 +457,7 @@ LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target)
   if (current < Stage::Linalg) {
     PassManager pm(context);
     addLinalgStage(pm, target);
-    if (failed(run(module, pm))) return failure();
+    if (failed(run(module, pm, timing, "to linalg on tensors"))) return failure();
   }
   if (stage == Stage::Linalg) return success();
   if (current < Stage::Bufferized) {
@@ -452,18 +466,18 @@ LogicalResult lowerTo(ModuleOp module, Stage stage, const TargetOptions& target)
     copyViewArgumentsOfCalls(module);
     PassManager pm(context);
     addBufferizedStage(pm, target);
-    if (failed(run(module, pm))) return failure();
+    if (failed(run(module, pm, timing, "bufferization"))) return failure();
   }
   if (stage == Stage::Bufferized) return success();
 
   if (failed(markEntries(module))) return failure();
   PassManager toMemRef(context);
   toMemRef.addPass(createBufferizationToMemRefPass());
-  if (failed(run(module, toMemRef))) return failure();
+  if (failed(run(module, toMemRef, timing, "bufferization to memref"))) return failure();
   expandStridedCopies(module);
   PassManager pm(context);
   addLLVMStage(pm, target);
-  return run(module, pm);
+  return run(module, pm, timing, "loops, vectors and the LLVM dialect");
 }
 
 }  // namespace linnet::codegen

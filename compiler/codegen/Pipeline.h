@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/LogicalResult.h"
+#include "mlir/Support/Timing.h"
 
 namespace linnet::codegen {
 
@@ -57,14 +58,20 @@ void registerDialects(mlir::DialectRegistry& registry);
 
 // Runs the pipeline in place on `module` from the stage it is at up to
 // `stage` (Linnet: verify only; Asm is LLVM here). Failures are reported
-// through MLIR's diagnostics.
-mlir::LogicalResult lowerTo(mlir::ModuleOp module, Stage stage, const TargetOptions& target);
+// through MLIR's diagnostics. With `timing`, each stage's passes are timed
+// under it (`linnet build --time-passes`).
+mlir::LogicalResult lowerTo(mlir::ModuleOp module, Stage stage, const TargetOptions& target,
+                            mlir::TimingScope* timing = nullptr);
 
 // From a module at any stage (left untouched: a copy is lowered): LLVM IR
 // text after LLVM's O2 pipeline, the target's assembly, or the bytes of an
 // ELF shared object linked with ld.lld against libm and libc.
-llvm::Expected<std::string> emitLLVMIR(mlir::ModuleOp module, const TargetOptions& target);
-llvm::Expected<std::string> emitAssembly(mlir::ModuleOp module, const TargetOptions& target);
-llvm::Expected<std::string> emitSharedObject(mlir::ModuleOp module, const TargetOptions& target);
+// With `timing`, each step (and each MLIR pass) is timed under it.
+llvm::Expected<std::string> emitLLVMIR(mlir::ModuleOp module, const TargetOptions& target,
+                                       mlir::TimingScope* timing = nullptr);
+llvm::Expected<std::string> emitAssembly(mlir::ModuleOp module, const TargetOptions& target,
+                                         mlir::TimingScope* timing = nullptr);
+llvm::Expected<std::string> emitSharedObject(mlir::ModuleOp module, const TargetOptions& target,
+                                             mlir::TimingScope* timing = nullptr);
 
 }  // namespace linnet::codegen

@@ -15,6 +15,7 @@
 #include <mlir/IR/Diagnostics.h>
 #include <mlir/IR/DialectRegistry.h>
 #include <mlir/IR/MLIRContext.h>
+#include <mlir/Support/Timing.h>
 
 #include "compiler/artifact/ManifestWriter.h"
 #include "compiler/check/Checker.h"
@@ -101,9 +102,10 @@ std::optional<codegen::Stage> stageNamed(const std::string& name) {
 }
 
 // Prints a stage of the pipeline to stdout (`build --emit`).
-int emitStage(mlir::ModuleOp module, codegen::Stage stage, const codegen::TargetOptions& target) {
+int emitStage(mlir::ModuleOp module, codegen::Stage stage, const codegen::TargetOptions& target,
+              mlir::TimingScope& timing) {
   if (stage == codegen::Stage::Asm) {
-    auto text = codegen::emitAssembly(module, target);
+    auto text = codegen::emitAssembly(module, target, &timing);
     if (!text) {
       std::cerr << "linnet: error: " << llvm::toString(text.takeError()) << "\n";
       return kExitErrors;
@@ -112,7 +114,7 @@ int emitStage(mlir::ModuleOp module, codegen::Stage stage, const codegen::Target
     return kExitOk;
   }
   if (stage == codegen::Stage::LLVM) {
-    auto text = codegen::emitLLVMIR(module, target);
+    auto text = codegen::emitLLVMIR(module, target, &timing);
     if (!text) {
       std::cerr << "linnet: error: " << llvm::toString(text.takeError()) << "\n";
       return kExitErrors;
@@ -120,7 +122,7 @@ int emitStage(mlir::ModuleOp module, codegen::Stage stage, const codegen::Target
     std::cout << *text;
     return kExitOk;
   }
-  if (mlir::failed(codegen::lowerTo(module, stage, target))) return kExitErrors;
+  if (mlir::failed(codegen::lowerTo(module, stage, target, &timing))) return kExitErrors;
   std::string text;
   llvm::raw_string_ostream os(text);
   module.print(os);
@@ -148,11 +150,19 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
     std::cerr << "linnet: error: --target-features: " << problem << "\n";
     return kExitUsage;
   }
+  // --time-passes: each step below and each MLIR pass, printed to stderr as
+  // a tree when `timing` goes (so on every return, errors included).
+  mlir::DefaultTimingManager timing;
+  timing.setEnabled(options.timePasses);
+  timing.setDisplayMode(mlir::DefaultTimingManager::DisplayMode::Tree);
+  mlir::TimingScope timed = timing.getRootScope();
   SourceManager& sources = package.sources;
   DiagnosticEmitter& diagnostics = package.diagnostics;
   Program* program = package.program.get();
+  mlir::TimingScope step = timed.nest("check");
   check::CheckedProgram checked = checkProgram(*program, diagnostics);
   if (diagnostics.hasErrors()) return finishDiagnostics(common, sources, diagnostics);
+  step = timed.nest("binding");
   std::optional<manifest::BlockRef> root = inspect::findRootBlock(*program, diagnostics, options.root);
   if (!root) return finishDiagnostics(common, sources, diagnostics);
   std::vector<manifest::EntryRef> entries = manifest::programEntries(program->rootModules(), *root);
@@ -192,6 +202,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
     inputs.constants = binding->model->constants;
   }
 
+  step = timed.nest("lowering to the linnet dialect");
   mlir::DialectRegistry registry;
   codegen::registerDialects(registry);
   mlir::MLIRContext context(registry);
@@ -201,7 +212,8 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   if (!lowered) return finishDiagnostics(common, sources, diagnostics);
   mlir::ModuleOp module = lowered->module.get();
 
-  if (stage) return emitStage(module, *stage, target);
+  step.stop();
+  if (stage) return emitStage(module, *stage, target, timed);
 
   if (progress) {
     const Package* root = program->rootPackage();
@@ -210,11 +222,12 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
     *progress << "linnet: compiling " << name << " (" << count << (count == 1 ? " entry" : " entries")
               << ")..." << std::endl;
   }
-  auto so = codegen::emitSharedObject(module, target);
+  auto so = codegen::emitSharedObject(module, target, &timed);
   if (!so) {
     std::cerr << "linnet: error: " << llvm::toString(so.takeError()) << "\n";
     return kExitErrors;
   }
+  step = timed.nest("manifest");
   artifact::ManifestSource source{options.path, root->qualifiedName(), buildIdentity(sources, inputs, target)};
   artifact::ManifestTarget manifestTarget{target.triple, target.cpu, target.features};
   artifact::EntryRequirements requirements = artifact::entryRequirements(checked, entries, inputs.generics, sources);

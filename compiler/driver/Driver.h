@@ -60,6 +60,8 @@ struct BuildOptions {
   std::string output;
   // +NAME/-NAME items applied to the host's CPU features (LLVM's -mattr).
   std::string targetFeatures;
+  // Print the time of each step and MLIR pass to stderr when done.
+  bool timePasses = false;
 };
 
 // `linnet run PATH [--bind K=V]... [--no-cache] [--verbose] [--quiet]` plus

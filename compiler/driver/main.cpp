@@ -90,6 +90,8 @@ int runCommandLine(int argc, char** argv) {
   buildCmd->add_option("-o,--output", build.output, "The artifact to write (FILE.lnpkg)");
   buildCmd->add_option("--target-features", build.targetFeatures,
                        "+NAME,-NAME,...: use or leave out CPU features of this machine (e.g. -avx512bf16)");
+  buildCmd->add_flag("--time-passes", build.timePasses,
+                     "Print the time of each step of the build and of each MLIR pass to stderr");
   buildCmd->add_option("--std", stdDir, "Standard library directory");
 
   RunPackageOptions run;
