@@ -93,7 +93,7 @@ class Collector {
   }
 
   // Whether the manifest can spell `e`: symbols of the entry's dims and the
-  // root's Dim generics, sums, products, `/` and `%`.
+  // root's Dim generics, sums, products, `/`, `%`, `min` and `max`.
   bool expressible(const shape::DimExpr& e, bool& namesEntryDim) const {
     if (e.overflowed()) return false;
     std::vector<shape::Atom> atoms;
@@ -107,6 +107,8 @@ class Collector {
         case shape::AtomKind::Quotient:
         case shape::AtomKind::FloorDiv:
         case shape::AtomKind::Mod:
+        case shape::AtomKind::Min:
+        case shape::AtomKind::Max:
           break;
         default:
           return false;
