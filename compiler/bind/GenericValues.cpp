@@ -221,6 +221,20 @@ const ast::Constraint* writtenClause(const ast::BlockItem& block, Span span) {
   return nullptr;
 }
 
+// Whether every generic `e` names has a value in `values` (a clause naming
+// one that does not is checked later, where it gets one).
+bool namesOnlyBound(const shape::DimExpr& e, const shape::Values& values) {
+  std::vector<shape::Atom> atoms;
+  e.collectAtoms(atoms);
+  for (const shape::Atom& a : atoms) {
+    if (a.kind() == shape::AtomKind::Symbol && !values.dims.count(a.id())) return false;
+    if ((a.kind() == shape::AtomKind::PackRank || a.kind() == shape::AtomKind::PackElements) &&
+        !values.packs.count(a.id()))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockName,
@@ -228,17 +242,22 @@ bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockN
   shape::Values values = dimValues(*block.item, bindings);
   bool ok = true;
   for (const check::WhereClause& clause : block.where) {
-    auto lhs = evaluateDim(clause.lhs, values);
-    auto rhs = evaluateDim(clause.rhs, values);
-    if (!lhs || !rhs) continue;  // not every generic it names is bound
-    if (shape::holds(clause.relation, *lhs, *rhs)) continue;
+    if (!namesOnlyBound(clause.lhs, values) || !namesOnlyBound(clause.rhs, values)) continue;
+    shape::Evaluation lhs = shape::evaluate(clause.lhs, values);
+    shape::Evaluation rhs = shape::evaluate(clause.rhs, values);
+    if (lhs && rhs && shape::holds(clause.relation, *lhs.value, *rhs.value)) continue;
+    // Every name has a value: a clause that cannot be evaluated (a zero
+    // divisor, an overflow) does not hold either.
     std::string relation(shape::spelling(clause.relation));
     const ast::Constraint* written = writtenClause(*block.item, clause.span);
     std::string text = written ? ast::printExpr(written->lhs) + " " + relation + " " + ast::printExpr(written->rhs)
                                : clause.lhs.str() + " " + relation + " " + clause.rhs.str();
+    std::string why = !lhs   ? lhs.error
+                      : !rhs ? rhs.error
+                             : std::to_string(*lhs.value) + " " + relation + " " + std::to_string(*rhs.value) + " is false";
     diagnostics.emit(DiagnosticKind::BindingViolatesWhere, Span{}, text, blockName)
         .secondary(clause.span, "declared here")
-        .note(std::to_string(*lhs) + " " + relation + " " + std::to_string(*rhs) + " is false");
+        .note(why);
     ok = false;
   }
   return ok;
@@ -254,16 +273,20 @@ bool checkRequirements(const check::CheckedProgram& program, const ast::BlockIte
     const check::CheckedFunction* checked = fn ? program.functionOf(fn) : nullptr;
     if (!checked) continue;
     for (const check::WhereClause& clause : checked->requirements) {
-      auto lhs = evaluateDim(clause.lhs, values);
-      auto rhs = evaluateDim(clause.rhs, values);
-      if (!lhs || !rhs) continue;  // names a generic bound later (an entry's dims)
-      if (shape::holds(clause.relation, *lhs, *rhs)) continue;
+      // One naming a generic bound later (an entry's dims) is the entry's.
+      if (!namesOnlyBound(clause.lhs, values) || !namesOnlyBound(clause.rhs, values)) continue;
+      shape::Evaluation lhs = shape::evaluate(clause.lhs, values);
+      shape::Evaluation rhs = shape::evaluate(clause.rhs, values);
+      if (lhs && rhs && shape::holds(clause.relation, *lhs.value, *rhs.value)) continue;
       std::string relation(shape::spelling(clause.relation));
+      std::string why = !lhs   ? lhs.error
+                        : !rhs ? rhs.error
+                               : std::to_string(*lhs.value) + " " + relation + " " + std::to_string(*rhs.value) + " is false";
       diagnostics.emit(DiagnosticKind::BindingViolatesIndex, Span{}, clause.lhs.str(),
                        std::string(blockName) + "." + fn->name.name,
                        clause.lhs.str() + " " + relation + " " + clause.rhs.str())
           .secondary(clause.span, "this index")
-          .note(std::to_string(*lhs) + " " + relation + " " + std::to_string(*rhs) + " is false");
+          .note(why);
       ok = false;
     }
   }
