@@ -317,13 +317,7 @@ Result Lowerer::lowerMemberOfBlock(const Val& self, const ast::Ident& name, cons
       auto it = state_.find(path);
       if (it == state_.end()) return unsupported(at, fmt::format("the state `{}`, which is not sized", path));
       readsState_ = true;
-      auto type = mlir::cast<mlir::RankedTensorType>(it->second.getType());
-      ast::ScalarType dtype = ast::ScalarType::F32;
-      for (const TensorSlot& p : stateSlots_)
-        if (p.path == path) dtype = p.dtype;
-      shape::Shape shape;
-      for (int64_t d : type.getShape()) shape.push_back(shape::DimExpr::constant(d));
-      return Val::tensor(it->second, check::Type::tensor(shape, check::DType::of(dtype)));
+      return Val::tensor(it->second, stateType(path));
     }
     case ast::MemberKind::Sub: {
       // The member's checked type, in the entry's terms: the sub-block's
@@ -436,6 +430,16 @@ bool Lowerer::collectState(const Val& self, std::vector<TensorSlot>& out, Span a
 
 std::optional<mlir::Value> Lowerer::asScalarTensor(const Val& v, ast::ScalarType d, Span at) {
   return asTensor(v, scalarTypeOf(d), at);
+}
+
+check::Type Lowerer::stateType(const std::string& path) const {
+  auto type = mlir::cast<mlir::RankedTensorType>(state_.at(path).getType());
+  ast::ScalarType dtype = ast::ScalarType::F32;
+  for (const TensorSlot& p : stateSlots_)
+    if (p.path == path) dtype = p.dtype;
+  shape::Shape shape;
+  for (int64_t d : type.getShape()) shape.push_back(shape::DimExpr::constant(d));
+  return check::Type::tensor(shape, check::DType::of(dtype));
 }
 
 std::optional<mlir::Value> Lowerer::asTensor(const Val& v, const check::Type& type, Span at) {

@@ -342,6 +342,8 @@ class Lowerer {
   bool lowerStmt(const ast::Stmt* s);
   bool bindPattern(const ast::Pattern* p, const Val& v);
   bool assignState(const ast::AssignStmt* s);
+  // The type of the state at `path` (sized: in state_), as its buffer holds it.
+  check::Type stateType(const std::string& path) const;
 
   // ---- run-time control flow (LowerControl.cpp) ----
   struct Carried;

@@ -55,13 +55,30 @@ bool Lowerer::assignState(const ast::AssignStmt* s) {
   }
   auto v = lowerExpr(s->value);
   if (!v) return false;
+  // A number or `true` known at compile time (`acc = 5`, `flag = true`) is
+  // made a value of the state's type.
+  if (!v->isData() && (v->kind == Val::Kind::Int || v->kind == Val::Kind::Float || v->kind == Val::Kind::Bool)) {
+    auto x = asTensor(*v, stateType(path), s->value->span);
+    if (!x) return false;
+    v = Val::tensor(*x, stateType(path));
+  }
   // Looked up after the value is lowered: lowering it may replace the whole
   // map (an `if` on data restores the state before each branch), which
   // leaves an iterator taken before pointing at another member's node.
   auto it = state_.find(path);
   if (v->kind != Val::Kind::Tensor || v->value.getType() != it->second.getType()) {
     if (v->kind == Val::Kind::Tensor && mlir::isa<mlir::RankedTensorType>(v->value.getType())) {
-      v->value = builder_.create<mlir::tensor::CastOp>(loc(s->value->span), it->second.getType(), v->value);
+      // An `if` of literals computed at run time (`f = if c { 1.5 } else { 2.0 }`)
+      // has the literals' default type: converted to the state's.
+      auto want = mlir::cast<mlir::RankedTensorType>(it->second.getType());
+      if (mlir::cast<mlir::RankedTensorType>(v->value.getType()).getElementType() != want.getElementType()) {
+        auto x = asTensor(*v, stateType(path), s->value->span);
+        if (!x) return false;
+        v->value = *x;
+        it = state_.find(path);
+      }
+      if (v->value.getType() != want)
+        v->value = builder_.create<mlir::tensor::CastOp>(loc(s->value->span), want, v->value);
     } else {
       unsupported(s->value->span, fmt::format("this value for the state `{}`", path));
       return false;
