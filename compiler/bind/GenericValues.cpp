@@ -3,6 +3,7 @@
 #include "compiler/bind/GenericValues.h"
 
 #include <charconv>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -69,8 +70,10 @@ std::optional<ast::ScalarType> evaluateDType(const check::DType& dtype, const Ge
 
 namespace {
 
-// NAME=VALUE, both non-empty; MalformedBinding otherwise.
-bool splitBind(const std::string& bind, std::string& name, std::string& value, DiagnosticEmitter& diagnostics) {
+// NAME=VALUE, both non-empty (MalformedBinding otherwise), NAME not in
+// `seen` (DuplicateBinding otherwise: which one would win is a guess).
+bool splitBind(const std::string& bind, std::string& name, std::string& value, std::set<std::string>& seen,
+               DiagnosticEmitter& diagnostics) {
   size_t eq = bind.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == bind.size()) {
     diagnostics.emit(DiagnosticKind::MalformedBinding, Span{}, bind);
@@ -78,6 +81,10 @@ bool splitBind(const std::string& bind, std::string& name, std::string& value, D
   }
   name = bind.substr(0, eq);
   value = bind.substr(eq + 1);
+  if (!seen.insert(name).second) {
+    diagnostics.emit(DiagnosticKind::DuplicateBinding, Span{}, name);
+    return false;
+  }
   return true;
 }
 
@@ -90,9 +97,10 @@ std::optional<EntryTypeBindings> parseEntryTypeBinds(const std::vector<const ast
                                                      EntryPackBindings* packs) {
   EntryTypeBindings bindings;
   bool ok = true;
+  std::set<std::string> seen;
   for (const std::string& bind : binds) {
     std::string name, value;
-    if (!splitBind(bind, name, value, diagnostics)) {
+    if (!splitBind(bind, name, value, seen, diagnostics)) {
       ok = false;
       continue;
     }
@@ -155,9 +163,10 @@ std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
                                                   DiagnosticEmitter& diagnostics) {
   GenericBindings bindings;
   bool ok = true;
+  std::set<std::string> seen;
   for (const std::string& bind : binds) {
     std::string name, value;
-    if (!splitBind(bind, name, value, diagnostics)) {
+    if (!splitBind(bind, name, value, seen, diagnostics)) {
       ok = false;
       continue;
     }
