@@ -4,6 +4,9 @@
 //
 //   f32 sin, cos   our own: range reduction in f64 (below), then f32
 //                  polynomials on [-pi/4, pi/4]
+//   f32 exp, log, log2
+//                  upstream's polynomials, with subnormal arguments (log) or
+//                  results (exp) scaled into the normal range first (below)
 //   other f32 math upstream's polynomial approximation patterns (which MLIR
 //                  only exposes through a test pass); no AVX2-only variants,
 //                  so the result stays portable across targets
@@ -129,6 +132,84 @@ struct SinCosF32 : OpRewritePattern<Op> {
   }
 };
 
+// Marks a math op whose argument the patterns below have already scaled, so
+// that upstream's (lower benefit) approximation takes it.
+constexpr llvm::StringLiteral kScaled = "linnet.subnormals_scaled";
+
+// f32 log and log2 of subnormal arguments. Upstream's approximation raises
+// its argument to the smallest normal, 2^-126, first: log(1e-40) was
+// log(2^-126) = -87.3365. Here an argument in (0, 2^-126) is multiplied by
+// 2^23 (exactly) and the log of that, in [-87.34, -71.39] (log2: [-126,
+// -103)), is lowered by 23 ln 2 (23): one evaluation of the polynomial per
+// lane, on the argument chosen by a select. 23 ln 2 = C_hi + C_lo, C_hi a
+// multiple of 2^-17: y - C_hi is exact (both operands and the result are
+// multiples of 2^-17 below 128 in magnitude), so the result rounds once,
+// subtracting C_lo. Every other lane (normal, 0, negative, inf, NaN) takes
+// upstream's result on the unchanged argument, bit for bit as before.
+template <typename Op, bool base2>
+struct LogSubnormalF32 : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Op op, PatternRewriter& rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32()) return rewriter.notifyMatchFailure(op, "not f32");
+    if (op->hasAttr(kScaled)) return rewriter.notifyMatchFailure(op, "already scaled");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    auto g = [&](double v) { return splatFloat(b, type, v); };
+    Value x = op.getOperand();
+    Value subnormal = b.create<arith::AndIOp>(
+        b.create<arith::CmpFOp>(arith::CmpFPredicate::OGT, x, g(0.0)),
+        b.create<arith::CmpFOp>(arith::CmpFPredicate::OLT, x, g(0x1p-126)));
+    Value scaled = b.create<arith::SelectOp>(subnormal, b.create<arith::MulFOp>(x, g(0x1p23)), x);
+    auto inner = b.create<Op>(TypeRange{type}, ValueRange{scaled}, op->getAttrs());
+    inner->setAttr(kScaled, b.getUnitAttr());
+    Value y = inner.getResult();
+    Value lowered;
+    if (base2) {
+      lowered = b.create<arith::SubFOp>(y, g(23.0));
+    } else {
+      // 23 ln 2 = 0x1.fe28p+3 + 0x1.3a1ecep-19 (to 2^-43).
+      lowered = b.create<arith::SubFOp>(b.create<arith::SubFOp>(y, g(0x1.fe28p+3)), g(0x1.3a1ecep-19));
+    }
+    rewriter.replaceOp(op, b.create<arith::SelectOp>(subnormal, lowered, y));
+    return success();
+  }
+};
+
+// f32 exp with a subnormal result. Upstream's approximation returns
+// z 2^n with 2^n built from n's bits, and 0 once n < -126: exp(-88) was 0.
+// Here an argument x below ln 2^-126 (where the result is subnormal) becomes
+// x' = x + K, K = 0x1.62e43p+5 = 64 ln 2 + 1.2e-7 (a multiple of 2^-17, so
+// x' is exact for x down to about -170), upstream's exp(x') is normal
+// (2^-86 to 2^-62 where exp(x) does not round to 0), and exp(x) = exp(x') C
+// with C = 2^-64 e^(64 ln 2 - K) = 0x1.fffffcp-65 (its f32 rounding off by
+// 2.7e-9 relative): one
+// multiply, which rounds once into the subnormal range. One evaluation of
+// the polynomial per lane, on the argument chosen by a select; every other
+// lane (the normal range, NaN, +inf, overflow) takes upstream's result on
+// the unchanged argument, bit for bit as before; -inf stays 0.
+struct ExpSubnormalF32 : OpRewritePattern<math::ExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::ExpOp op, PatternRewriter& rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32()) return rewriter.notifyMatchFailure(op, "not f32");
+    if (op->hasAttr(kScaled)) return rewriter.notifyMatchFailure(op, "already scaled");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    auto g = [&](double v) { return splatFloat(b, type, v); };
+    Value x = op.getOperand();
+    // The largest f32 below ln 2^-126 = -87.336544750553...: exp(x) < 2^-126.
+    Value subnormal = b.create<arith::CmpFOp>(arith::CmpFPredicate::OLE, x, g(-0x1.5d58ap+6));
+    Value shifted = b.create<arith::SelectOp>(subnormal, b.create<arith::AddFOp>(x, g(0x1.62e43p+5)), x);
+    auto inner = b.create<math::ExpOp>(TypeRange{type}, ValueRange{shifted}, op->getAttrs());
+    inner->setAttr(kScaled, b.getUnitAttr());
+    Value y = inner.getResult();
+    Value scaled = b.create<arith::MulFOp>(y, g(0x1.fffffcp-65));
+    rewriter.replaceOp(op, b.create<arith::SelectOp>(subnormal, scaled, y));
+    return success();
+  }
+};
+
 bool isF64(Type t) { return getElementTypeOrSelf(t).isF64(); }
 
 // bf16/f16 math computed in f32: operands widened, the op cloned on f32,
@@ -188,6 +269,8 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
     RewritePatternSet approximations(context);
     approximations.add<SinCosF32<math::SinOp, false>, SinCosF32<math::CosOp, true>>(context,
                                                                                    /*benefit=*/2);
+    approximations.add<LogSubnormalF32<math::LogOp, false>, LogSubnormalF32<math::Log2Op, true>,
+                       ExpSubnormalF32>(context, /*benefit=*/2);
     approximations.add<WidenNarrowMath>(context);
     populateMathPolynomialApproximationPatterns(approximations);
     if (!narrow.empty() && failed(applyOpPatternsAndFold(narrow, std::move(approximations), config)))

@@ -2231,6 +2231,64 @@ def pack_broadcast(rng):
     return calls
 
 
+@program
+def math_subnormals(rng):
+    d = np.float64
+    # f32 results within 2.5 ulp: relative for normal results, 3 * 2^-149
+    # absolute for subnormal ones (measured: at most 0.79 ulp).
+    F32 = {"rel": 3e-7, "abs": 3 * 2.0 ** -149,
+           "why": "f32 log/exp within 2.5 ulp of the f64 value rounded to f32 (an ulp of a subnormal is 2^-149)"}
+    BF16 = {"rel": 2.0 ** -7, "abs": 2.0 ** -133,
+            "why": "an f32 result within a couple of f32 ulp, rounded to bf16: at most one bf16 ulp off (2^-133 for subnormals)"}
+    tiny = 2.0 ** -149
+    x = np.concatenate([
+        # subnormal arguments, the largest one, the smallest normal, 2^-127
+        [tiny, 2 * tiny, 1e-45 * 7, 1e-40, 5e-39, 2.0 ** -126 - tiny, 2.0 ** -126, 2.0 ** -127, 3e-42, 1.5e-44],
+        np.exp(rng.uniform(np.log(tiny), np.log(2.0 ** -126), size=10)),
+        # normal arguments
+        [1.0, 0.5, 2.0, 1e-30, 3.4e38, 1e-20, 123.4, 0.9999999, 7e-38, 1.1754945e-38],
+        # 0, negative arguments (a negative subnormal), infinities, NaN
+        [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, -1e-40, -tiny, 2.5, 1e10],
+    ]).astype(np.float32)
+    y = np.concatenate([
+        # around ln 2^-126 = -87.33654475, the subnormal range, 2^-149 (-103.28)
+        # and the smallest half ulp (-103.97), below which exp rounds to 0
+        [-87.3, -87.33654, -87.3365478515625, -87.34, -88.0, -95.0, -100.0, -103.2789, -103.9, -104.0],
+        rng.uniform(-103.9, -87.34, size=12),
+        # normal results, overflow, infinities, NaN
+        [0.0, -0.0, 1.0, -1.0, -50.0, 60.0, 88.0, 88.8, 100.0, np.inf, -np.inf, np.nan, -110.0, -1e30,
+         -80.0, 20.0, -87.0, -87.5],
+    ]).astype(np.float32)
+    assert x.size == 40 and y.size == 40
+
+    def f32_results(x, y, parts=True):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            l = f32(np.log(x.astype(d)))
+            e = f32(np.exp(y.astype(d)))
+        return [result(np.where(np.isnan(l), 0.0, l), "f32", F32, part=0), result(np.isnan(l), "bool", part=1),
+                result(np.where(np.isnan(e), 0.0, e), "f32", F32, part=2), result(np.isnan(e), "bool", part=3)]
+
+    calls = [call(entry, {"x": typed(x, "f32"), "y": typed(y, "f32")}, *f32_results(x, y))
+             for entry in ("whole", "notation")]
+    for i in [3, 0, 5, 24]:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+            l, e = f32(np.log(d(x[i]))), f32(np.exp(d(y[i])))
+        calls.append(call("scalar", {"x": typed(x[i], "f32"), "y": typed(y[i], "f32")},
+                          result(l, "f32", F32, part=0), result(e, "f32", F32, part=1)))
+    # bf16: arguments rounded to bf16 values first (passed as f32, cast
+    # exactly); subnormal bf16 values go down to 2^-133.
+    xb, yb = bf16_round(x), bf16_round(y)
+    xb[:3] = [2.0 ** -133, 2.0 ** -132, 3 * 2.0 ** -133]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        lb = bf16_round(f32(np.log(xb.astype(d))))
+        eb = bf16_round(f32(np.exp(yb.astype(d))))
+    bf_results = [result(np.where(np.isnan(lb), 0.0, lb), "bf16", BF16, part=0), result(np.isnan(lb), "bool", part=1),
+                  result(np.where(np.isnan(eb), 0.0, eb), "bf16", BF16, part=2), result(np.isnan(eb), "bool", part=3)]
+    for entry in ("whole_bf16", "notation_bf16"):
+        calls.append(call(entry, {"x": typed(xb, "f32"), "y": typed(yb, "f32")}, *bf_results))
+    return calls
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
