@@ -615,13 +615,19 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
         bool same = l->enumItem == r->enumItem && l->variant == r->variant;
         return Val::boolean(e->op == ast::BinaryOp::Eq ? same : !same);
       }
-      if (notation_) return unsupported(e->span, "comparing an enum known only at run time inside index notation");
-      auto a = enumIndex(*l, e->lhs->span);
-      auto b = enumIndex(*r, e->rhs->span);
+      // Inside notation a runtime variant's index is an element, an input
+      // of the body, and so is the comparison.
+      auto index = [&](const Val& v, Span at) -> std::optional<mlir::Value> {
+        if (notation_ && v.isRuntimeEnum()) return asElement(v.elements[0], ast::ScalarType::I32, at);
+        return enumIndex(v, at);
+      };
+      auto a = index(*l, e->lhs->span);
+      auto b = index(*r, e->rhs->span);
       if (!a || !b) return std::nullopt;
       mlir::Location at = loc(e->span);
       auto predicate = e->op == ast::BinaryOp::Eq ? mlir::arith::CmpIPredicate::eq : mlir::arith::CmpIPredicate::ne;
       mlir::Value flag = builder_.create<mlir::arith::CmpIOp>(at, predicate, *a, *b);
+      if (notation_) return Val::element(flag, scalarTypeOf(ast::ScalarType::Bool));
       return Val::tensor(emit::scalarTensor(builder_, at, flag),
                          scalarTypeOf(ast::ScalarType::Bool));
     }
