@@ -283,7 +283,18 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     // before it when the body assigns it anything but a `some(...)`.
     std::string why;
     std::optional<Val> tmpl;
-    if (auto w = wider.templates.find(key); w != wider.templates.end()) tmpl = w->second;
+    if (auto w = wider.templates.find(key); w != wider.templates.end()) {
+      // Inside notation a variant that changes in the loop is not carried
+      // yet (its index would be an element carried by the body's loop).
+      std::function<bool(const Val&)> runtimeEnum = [&](const Val& x) {
+        return x.isRuntimeEnum() || std::any_of(x.elements.begin(), x.elements.end(), runtimeEnum);
+      };
+      if (notation_ && runtimeEnum(w->second)) {
+        unsupported(assigned[key]->span, "an enum whose variant changes in a loop inside index notation");
+        return std::nullopt;
+      }
+      tmpl = w->second;
+    }
     else if (t.isTensor()) tmpl = Val::tensor(mlir::Value(), t);
     else if (v.kind == Val::Kind::Enum && !notation_)
       tmpl = runtimeEnumTemplate(v.enumItem);  // the body may assign another variant

@@ -528,9 +528,15 @@ bool speculatable(mlir::Region& region) {
 Result Lowerer::lowerNotationChoice(mlir::Value cond, Span span, const check::Type& type, const RuntimeArm& then,
                                     const RuntimeArm& otherwise) {
   mlir::Location at = loc(span);
-  check::Type t = computedLiteralType(type);
+  // An enum-valued choice picks its variant's index, an i32 element.
+  const ast::EnumItem* enumItem = type.kind() == check::TypeKind::Enum ? type.enumItem() : nullptr;
+  check::Type t = enumItem ? scalarTypeOf(ast::ScalarType::I32) : computedLiteralType(type);
   auto dt = t.isTensor() && t.isScalar() ? concreteDType(t.dtype(), span) : std::nullopt;
   if (!dt) return unsupported(span, "this choice in index notation");
+  auto made = [&](mlir::Value x) {
+    Val v = Val::element(x, check::Type::scalar(t.dtype()));
+    return enumItem ? Val::runtimeEnum(enumItem, v) : v;
+  };
   mlir::Type elType = elementType(*dt);
   auto op = builder_.create<mlir::scf::IfOp>(at, mlir::TypeRange{elType}, cond, /*withElseRegion=*/true);
   for (mlir::Region* r : {&op.getThenRegion(), &op.getElseRegion()}) {
@@ -543,13 +549,16 @@ Result Lowerer::lowerNotationChoice(mlir::Value cond, Span span, const check::Ty
     auto v = arm.lower();
     frame().locals = std::move(localsBefore);
     if (!v) return std::nullopt;
-    auto el = asElement(*v, *dt, arm.span);
+    std::optional<mlir::Value> el;
+    if (enumItem && v->kind == Val::Kind::Enum && !v->isRuntimeEnum())
+      el = builder_.create<mlir::arith::ConstantIntOp>(at, v->variant, 32).getResult();
+    else
+      el = asElement(enumItem && v->isRuntimeEnum() ? v->elements[0] : *v, *dt, arm.span);
     if (!el) return std::nullopt;
     builder_.create<mlir::scf::YieldOp>(at, *el);
   }
   builder_.setInsertionPointAfter(op);
-  if (!speculatable(op.getThenRegion()) || !speculatable(op.getElseRegion()))
-    return Val::element(op.getResult(0), check::Type::scalar(t.dtype()));
+  if (!speculatable(op.getThenRegion()) || !speculatable(op.getElseRegion())) return made(op.getResult(0));
   // Both branches are safe to compute: a select keeps the body vectorizable.
   mlir::Value picked[2];
   for (int k = 0; k < 2; ++k) {
@@ -560,7 +569,7 @@ Result Lowerer::lowerNotationChoice(mlir::Value cond, Span span, const check::Ty
   }
   mlir::Value result = builder_.create<mlir::arith::SelectOp>(at, cond, picked[0], picked[1]);
   op.erase();
-  return Val::element(result, check::Type::scalar(t.dtype()));
+  return made(result);
 }
 
 std::optional<mlir::Value> Lowerer::asElement(const Val& v, ast::ScalarType d, Span at) {
