@@ -139,16 +139,23 @@ std::vector<ast::ScalarType> dtypesOf(ast::GenericKind kind) {
 }
 
 // Whether `t` (an argument's type) has dtype generic `g`, or pack `g` among
-// its axes, anywhere in it.
-bool mentions(const check::Type& t, const ast::GenericParam& g) {
+// its axes, anywhere in it (a struct's fields included).
+bool mentions(const check::Type& t, const ast::GenericParam& g, const check::CheckedProgram& program) {
   if (t.isTensor()) {
     if (t.dtype().generic == &g) return true;
     for (const shape::ShapeDim& d : t.shape())
       if (auto* pack = std::get_if<shape::Pack>(&d); pack && pack->id == check::symbolIdOf(g)) return true;
     return false;
   }
+  if (t.kind() == check::TypeKind::Struct) {
+    const std::vector<check::Type>* fields = program.structFieldsOf(t.structItem());
+    if (!fields) return false;
+    for (const check::Type& field : *fields)
+      if (mentions(check::instantiate(field, t.structArgs()), g, program)) return true;
+    return false;
+  }
   for (const check::Type& e : t.elements())
-    if (mentions(e, g)) return true;
+    if (mentions(e, g, program)) return true;
   return false;
 }
 
@@ -195,7 +202,7 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
   for (const ast::GenericParam& g : entry.generics) {
     if (!g.isPack && g.constraint == ast::GenericKind::Dim) continue;
     bool decidedByArguments = std::any_of(checked->signature->params.begin(), checked->signature->params.end(),
-                                          [&](const check::Type& t) { return mentions(t, g); });
+                                          [&](const check::Type& t) { return mentions(t, g, *inputs_.checked); });
     if (g.isPack) {
       std::vector<int64_t> lengths;
       if (auto it = inputs_.entryPacks.find(g.name.name); it != inputs_.entryPacks.end()) lengths = {it->second};
