@@ -3,6 +3,8 @@
 // means the same in a notation body as on whole tensors).
 #include "compiler/lower/Emit.h"
 
+#include <limits>
+
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
@@ -183,6 +185,20 @@ mlir::Value scalarReductionCombine(mlir::OpBuilder& b, mlir::Location loc, Reduc
 mlir::Value scalarUnary(mlir::OpBuilder& b, mlir::Location loc, UnaryKind kind, mlir::Value x,
                         bool isUnsigned) {
   return conversion::emitUnary(b, loc, toDialect(kind), x, isUnsigned);
+}
+
+mlir::Value subscriptIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::Value integer, bool isUnsigned) {
+  mlir::Type index = b.getIndexType();
+  if (!isUnsigned) return b.create<mlir::arith::IndexCastOp>(loc, index, integer);
+  if (integer.getType().getIntOrFloatBitWidth() >= 64) {
+    mlir::Type type = integer.getType();
+    mlir::Value zero = b.create<mlir::arith::ConstantOp>(loc, b.getIntegerAttr(type, 0));
+    mlir::Value largest =
+        b.create<mlir::arith::ConstantOp>(loc, b.getIntegerAttr(type, std::numeric_limits<int64_t>::max()));
+    mlir::Value high = b.create<mlir::arith::CmpIOp>(loc, mlir::arith::CmpIPredicate::slt, integer, zero);
+    integer = b.create<mlir::arith::SelectOp>(loc, high, largest, integer);
+  }
+  return b.create<mlir::arith::IndexCastUIOp>(loc, index, integer);
 }
 
 mlir::Value scalarCast(mlir::OpBuilder& b, mlir::Location loc, mlir::Value x, mlir::Type to,

@@ -84,6 +84,11 @@ mlir::Value scalarReductionCombine(mlir::OpBuilder& b, mlir::Location loc, Reduc
                                    mlir::Value v, bool isUnsigned);
 // A rank-0 tensor holding `scalar`.
 mlir::Value scalarTensor(mlir::OpBuilder& b, mlir::Location loc, mlir::Value scalar);
+// An integer element as an `index`, for a subscript read from data: an
+// unsigned one widened as unsigned, a u64 of 2^63 or more (which `index`,
+// signed, cannot hold) made the largest index, so clamping reads the last
+// element as it does for any other index past the end.
+mlir::Value subscriptIndex(mlir::OpBuilder& b, mlir::Location loc, mlir::Value integer, bool isUnsigned);
 
 }  // namespace emit
 }  // namespace linnet::lower

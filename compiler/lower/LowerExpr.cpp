@@ -904,9 +904,7 @@ Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
       auto dt = concreteDType(v->type.dtype(), x->span);
       if (!dt) return std::nullopt;
       fromData = true;
-      if (isUnsignedScalar(*dt))
-        return builder_.create<mlir::arith::IndexCastUIOp>(at, builder_.getIndexType(), s).getResult();
-      return builder_.create<mlir::arith::IndexCastOp>(at, builder_.getIndexType(), s).getResult();
+      return emit::subscriptIndex(builder_, at, s, isUnsignedScalar(*dt));
     }
     unsupported(x->span, "this index");
     return std::nullopt;

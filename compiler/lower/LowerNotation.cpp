@@ -476,10 +476,7 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
     auto el = dt ? asElement(*v, *dt, p.value->span) : std::nullopt;
     if (!el) return unsupported(p.value->span, "this subscript");
     if (indices.size() >= rank) return unsupported(e->span, "this access");
-    mlir::Value index =
-        isUnsignedScalar(*dt)
-            ? builder_.create<mlir::arith::IndexCastUIOp>(at, builder_.getIndexType(), *el).getResult()
-            : builder_.create<mlir::arith::IndexCastOp>(at, builder_.getIndexType(), *el).getResult();
+    mlir::Value index = emit::subscriptIndex(builder_, at, *el, isUnsignedScalar(*dt));
     int64_t axis = static_cast<int64_t>(indices.size());
     indices.push_back(clampIndex(at, index, base->value, axis));
     mlir::Value axisEmpty = isEmptyAxis(at, base->value, axis);

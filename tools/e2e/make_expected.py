@@ -164,10 +164,15 @@ def gathers_out_of_range(rng):
     far = np.array([-1, 3, 4, 9_000_000_000, 2], dtype=np.int64)
     m = rng.integers(-9, 10, size=(2, 5)).astype(np.int32)
     empty_ids = np.array([0, 2], dtype=np.int64)
+    huge = np.array([2**63, 2**64 - 1, 3, 2**63 - 1, 9], dtype=np.uint64)
     return [
         call("lookup", {"ids": ids, "table": table}, result(table[np.clip(ids, 0, 5)], "f32", EXACT)),
         call("lookup_u32", {"ids": big, "table": table},
              result(table[np.clip(big.astype(np.int64), 0, 5)], "f32", EXACT)),
+        call("lookup_u64", {"ids": huge, "table": table},
+             result(table[np.minimum(huge, np.uint64(5)).astype(np.int64)], "f32", EXACT)),
+        call("row_u64", {"k": int(2**63 + 5), "table": table}, result(table[5], "f32", EXACT)),
+        call("row_u64", {"k": 2, "table": table}, result(table[2], "f32", EXACT)),
         call("columns", {"ids": far, "table": wide}, result(wide[:, np.clip(far, 0, 3)], "f32", EXACT)),
         call("columns", {"ids": empty_ids, "table": np.zeros((3, 0), np.float32)},
              result(np.zeros((3, 2), np.float32), "f32", EXACT)),
