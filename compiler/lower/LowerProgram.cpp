@@ -558,10 +558,35 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
         size_t next = 0;
         v = refill(*tmpl, *flat, next);
       }
-      Val presence = v.kind == Val::Kind::Maybe ? v.elements[0] : Val::boolean(true);
-      Val payload = v.elements[v.kind == Val::Kind::Maybe ? 1 : 0];
+      bool runtimePresence = v.kind == Val::Kind::Maybe;
+      Val presence = runtimePresence ? v.elements[0] : Val::boolean(true);
+      Val payload = v.elements[runtimePresence ? 1 : 0];
       if (!materialize(payload, &inner)) return false;
       if (!materialize(presence, &flag)) return false;
+      // Presence known only at run time: the payload's parts are zeros where
+      // it is absent (a branch that is `none` may have left the other
+      // branch's compile-time payload there: `if c { some(K.C) } else { none }`).
+      std::function<bool(Val&)> zeroAbsent = [&](Val& part) {
+        if (part.kind == Val::Kind::Tuple || part.kind == Val::Kind::Struct) {
+          for (Val& e : part.elements)
+            if (!zeroAbsent(e)) return false;
+          return true;
+        }
+        if (part.kind != Val::Kind::Tensor) return true;
+        check::Type scalar = check::Type::scalar(part.type.dtype());
+        auto zero = asTensor(Val::integer(shape::DimExpr::constant(0)), scalar, entry.name.span);
+        if (!zero) return false;
+        auto type = mlir::cast<mlir::RankedTensorType>(part.value.getType());
+        mlir::Value picked = emit::select(builder_, loc(entry.name.span), presence.value, part.value, *zero, type);
+        if (auto it = enumParts.find(part.value.getAsOpaquePointer()); it != enumParts.end()) {
+          const ast::EnumItem* item = it->second;
+          enumParts.erase(it);
+          enumParts[picked.getAsOpaquePointer()] = item;
+        }
+        part.value = picked;
+        return true;
+      };
+      if (runtimePresence && !zeroAbsent(payload)) return false;
       Val parts = Val::of(Val::Kind::Tuple);
       parts.elements = {presence, payload};
       v = parts;
