@@ -295,8 +295,38 @@ Value emitCast(OpBuilder& b, Location loc, Value x, Type to, bool fromUnsigned, 
     unsigned fw = from.getIntOrFloatBitWidth();
     bool viaF64 = to.isBF16() && fw > 24;
     Type via = viaF64 ? Type(b.getF64Type()) : isNarrowFloat(to) ? f32 : to;
-    Value r = fromUnsigned ? b.create<arith::UIToFPOp>(loc, via, x).getResult()
-                           : b.create<arith::SIToFPOp>(loc, via, x).getResult();
+    auto toFloat = [&](Value v) -> Value {
+      return fromUnsigned ? b.create<arith::UIToFPOp>(loc, via, v).getResult()
+                          : b.create<arith::SIToFPOp>(loc, via, v).getResult();
+    };
+    Value r = toFloat(x);
+    if (viaF64 && fw > 53) {
+      // Past 2^53 the conversion to f64 would round a first time: the
+      // value's bits below 2^12 are replaced by one sticky bit at 2^11
+      // (set when any was), which keeps it strictly between the same
+      // multiples of 2^12 and fits 53 bits, so the f64 is exact and the
+      // rounding to odd below sees whether it is exact.
+      Value twelve = constantInt(b, loc, from, APInt(fw, 12));
+      Value low = b.create<arith::AndIOp>(loc, x, constantInt(b, loc, from, APInt(fw, 0xfff)));
+      Value sticky = b.create<arith::ExtUIOp>(
+          loc, from, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, low, constantInt(b, loc, from, APInt(fw, 0))));
+      Value high = fromUnsigned ? b.create<arith::ShRUIOp>(loc, x, twelve).getResult()
+                                : b.create<arith::ShRSIOp>(loc, x, twelve).getResult();
+      Value packed = b.create<arith::OrIOp>(loc, b.create<arith::ShLIOp>(loc, high, constantInt(b, loc, from, APInt(fw, 1))),
+                                            sticky);
+      Value scaled = b.create<arith::MulFOp>(loc, toFloat(packed),
+                                             constantFloat(b, loc, cast<FloatType>(via), APFloat(0x1p11)));
+      // |x| < 2^53 converts exactly as it is.
+      Value limit = constantInt(b, loc, from, APInt(fw, uint64_t{1} << 53));
+      Value small = fromUnsigned
+                        ? b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, limit).getResult()
+                        : b.create<arith::AndIOp>(
+                              loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, limit),
+                              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, x,
+                                                      constantInt(b, loc, from, -APInt(fw, uint64_t{1} << 53))))
+                              .getResult();
+      r = b.create<arith::SelectOp>(loc, small, r, scaled);
+    }
     if (viaF64) r = emitTruncToF32RoundToOdd(b, loc, r);
     return r.getType() == to ? r : b.create<arith::TruncFOp>(loc, to, r).getResult();
   }
