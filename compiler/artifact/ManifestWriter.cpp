@@ -14,6 +14,7 @@ nlohmann::json slot(const lower::TensorSlot& s, bool withTensor) {
                       {"dtype", std::string(ast::scalarTypeName(s.dtype))},
                       {"shape", s.shape}};
   if (withTensor && !s.checkpointName.empty()) j["tensor"] = s.checkpointName;
+  if (withTensor && s.stored) j["stored"] = std::string(ast::scalarTypeName(*s.stored));
   return j;
 }
 

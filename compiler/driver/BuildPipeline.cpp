@@ -195,7 +195,9 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
   if (binding->model) {
     for (const bind::BoundTensor& t : binding->model->tensors) {
       if (!t.tensor) continue;  // an absent optional parameter
-      inputs.parameters.push_back(lower::TensorSlot{t.path, t.dtype, t.shape, t.tensorName});
+      std::optional<ast::ScalarType> stored = ast::scalarTypeFromName(rt::dtypeName(t.tensor->dtype));
+      if (stored == t.dtype) stored.reset();
+      inputs.parameters.push_back(lower::TensorSlot{t.path, t.dtype, t.shape, t.tensorName, stored});
     }
     for (const bind::BoundState& s : binding->model->state)
       inputs.state.push_back(lower::TensorSlot{s.path, s.dtype, s.shape, ""});

@@ -45,6 +45,9 @@ struct TensorSlot {
   ast::ScalarType dtype;
   std::vector<int64_t> shape;
   std::string checkpointName;  // parameters bound from a checkpoint; "" otherwise
+  // The checkpoint tensor's dtype where the build converts it (`--bind T=f32`
+  // on a bf16 checkpoint): the manifest's `stored`.
+  std::optional<ast::ScalarType> stored;
 };
 
 // An argument or result of an entry: dims spelled in the entry's generics

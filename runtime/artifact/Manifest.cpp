@@ -246,13 +246,13 @@ private:
     return std::optional<EnumSpec>(std::move(spec));
   }
 
-  Expected<DType> dtype(const json &object, const std::string &where) const {
-    Expected<std::string> name = string(object, "dtype", where, true);
+  Expected<DType> dtype(const json &object, const std::string &where, const char *key = "dtype") const {
+    Expected<std::string> name = string(object, key, where, true);
     if (!name)
       return name.error();
     std::optional<DType> parsed = dtypeFromName(*name);
     if (!parsed)
-      return fail(join(where, "dtype"), "unknown dtype {}", jsonQuoted(*name));
+      return fail(join(where, key), "unknown dtype {}", jsonQuoted(*name));
     return *parsed;
   }
 
@@ -424,7 +424,7 @@ Status ManifestReader::readTensorSlots(const json &root, const char *key, bool w
   for (std::size_t i = 0; i < (*list)->size(); ++i) {
     const json &p = (**list)[i];
     std::string where = fmt::format("{}[{}]", key, i);
-    Status fields = withTensor ? checkObject(p, where, {"path", "tensor", "dtype", "shape"})
+    Status fields = withTensor ? checkObject(p, where, {"path", "tensor", "dtype", "shape", "stored"})
                                : checkObject(p, where, {"path", "dtype", "shape"});
     if (!fields)
       return fields;
@@ -448,6 +448,14 @@ Status ManifestReader::readTensorSlots(const json &root, const char *key, bool w
     if (!type)
       return type.status();
     spec.dtype = *type;
+    if (withTensor && p.contains("stored")) {
+      Expected<DType> stored = dtype(p, where, "stored");
+      if (!stored)
+        return stored.status();
+      if (!isFloatingPoint(*stored) || !isFloatingPoint(spec.dtype) || *stored == spec.dtype)
+        return fail(where + ".stored", "a float dtype other than the parameter's");
+      spec.stored = *stored;
+    }
     Expected<std::vector<std::int64_t>> shape = concreteShape(p, where, spec.dtype);
     if (!shape)
       return shape.status();

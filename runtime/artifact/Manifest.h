@@ -54,6 +54,9 @@ struct ParameterSpec {
   std::optional<std::string> tensor; // the checkpoint's name; absent without a checkpoint
   DType dtype;
   std::vector<std::int64_t> shape;
+  // The checkpoint's dtype for it when the build converted it (`stored`):
+  // the only other dtype the runtime converts from at load.
+  std::optional<DType> stored;
 };
 
 // An enum value, passed as its variant's index (an i32 scalar): the enum's

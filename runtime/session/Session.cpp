@@ -168,6 +168,14 @@ Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> c
     if ((*tensor)->shape != param.shape)
       return makeError("{}: parameter `{}`: checkpoint tensor `{}` has shape [{}], the artifact expects [{}]", source,
                        param.path, *param.tensor, fmt::join((*tensor)->shape, ", "), fmt::join(param.shape, ", "));
+    // The dtype the build bound: the parameter's, or the one it converts
+    // from (`stored`). Another would be converted silently where the
+    // compiler's binder refuses it (E5106).
+    DType expected = param.stored.value_or(param.dtype);
+    if ((*tensor)->dtype != expected)
+      return makeError("{}: parameter `{}`: checkpoint tensor `{}` is {}, the artifact was built for a checkpoint "
+                       "storing it as {}; rebuild the artifact against this checkpoint",
+                       source, param.path, *param.tensor, dtypeName((*tensor)->dtype), dtypeName(expected));
     requests.push_back({param.path, *tensor, param.dtype});
     bound.insert(*param.tensor);
   }

@@ -112,6 +112,13 @@ TEST(ManifestTest, ParametersAndState) {
   EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["tensor"] = 5; }), "parameters[0].tensor: expected a string");
   EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["dtype"] = "float"; }),
                "parameters[0].dtype: unknown dtype \"float\"");
+  // `stored`: the checkpoint's float dtype a parameter is converted from.
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["stored"] = "f128"; }),
+               "parameters[0].stored: unknown dtype \"f128\"");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["stored"] = m["parameters"][0]["dtype"]; }),
+               "parameters[0].stored: a float dtype other than the parameter's");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["stored"] = "i32"; }),
+               "parameters[0].stored: a float dtype other than the parameter's");
   EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = {-4}; }), "parameters[0].shape[0]: -4 is negative");
   EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = {"K"}; }),
                "parameters[0].shape[0]: expected a non-negative integer");

@@ -316,9 +316,23 @@ TEST_F(SessionTest, CheckpointBinding) {
   EXPECT_HAS(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0]["shape"] = {2, 2}; })).message(),
              "checkpoint tensor `bias` has shape [4], the artifact expects [2, 2]");
   EXPECT_HAS(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0]["dtype"] = "i32"; })).message(),
-             "only float dtypes convert");
-  // A float dtype conversion at load: bf16 parameter from an f32 tensor.
-  EXPECT_TRUE(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0]["dtype"] = "bf16"; })).ok());
+             "parameter `bias`: checkpoint tensor `bias` is f32, the artifact was built for a checkpoint storing it "
+             "as i32; rebuild the artifact against this checkpoint");
+  // A float dtype conversion at load, as the build planned it: a bf16
+  // parameter from an f32 tensor (`stored`).
+  EXPECT_TRUE(open(edited(test::fakeManifest(), [](json &m) {
+                m["parameters"][0]["dtype"] = "bf16";
+                m["parameters"][0]["stored"] = "f32";
+              })).ok());
+  // One the build did not plan is refused, as the compiler's binder refuses it
+  // (an f32 artifact run with an f64 checkpoint converted silently).
+  EXPECT_HAS(open(edited(test::fakeManifest(), [](json &m) { m["parameters"][0]["dtype"] = "bf16"; })).message(),
+             "checkpoint tensor `bias` is f32, the artifact was built for a checkpoint storing it as bf16");
+  EXPECT_HAS(open(edited(test::fakeManifest(), [](json &m) {
+               m["parameters"][0]["dtype"] = "bf16";
+               m["parameters"][0]["stored"] = "f16";
+             })).message(),
+             "checkpoint tensor `bias` is f32, the artifact was built for a checkpoint storing it as f16");
   // No parameters: no checkpoint needed.
   EXPECT_TRUE(open(edited(test::fakeManifest(), [](json &m) { m["parameters"] = json::array(); }), false).ok());
 }
