@@ -117,6 +117,7 @@ void Checker::reportGenericArgument(const Module& m, const ast::GenericArg& arg,
 Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::StructItem& st,
                                       const Module& sm, const Type* expected) {
   recordNonValue(call->callee);  // the struct's name is not a value
+  checkGenericDefaults(sm, st.generics, st.name.name);  // before a use takes one (E2112)
   bool cyclic = cyclic_.count(&st) > 0;
   std::vector<Type> fieldTypes;
   if (!cyclic)
@@ -274,6 +275,7 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
     }
     // In no field: its default, or it must be written (E2110).
     if (bindGenericDefault(sm, g, inf, call->callee->span)) continue;
+    if (defaultReported(g)) return Type::error();  // E2112 at the declaration
     diagnostics_.emit(DiagnosticKind::CannotInfer, call->callee->span, g.name.name, st.name.name)
         .label(fmt::format("`{}` appears in no field", g.name.name))
         .secondary(g.name.span, "generic declared here")
@@ -483,6 +485,7 @@ static std::string calleeName(const ast::FunctionItem& f) { return f.name.name; 
 bool Checker::bindGenericDefault(const Module& declModule, const ast::GenericParam& g,
                                  Inference& inf, Span at) {
   if (!inf.isOpenUnbound(&g) || !g.defaultValue) return false;
+  if (defaultReported(g)) return false;  // E2112 at the declaration: left open, not reported again
   // A default is written in the callee's generics (`M: Dim = 2 * N`): they
   // are replaced by their values here, or the callee's symbols would leak
   // into the caller's types.
@@ -630,8 +633,10 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   // ---- every generic must be known ----
   for (const ast::GenericParam& g : f.generics) {
     if (!inf.isOpenUnbound(&g)) continue;
-    // A negative default is E2208 at its declaration already.
+    // A negative default is E2208 at its declaration already, one of the
+    // wrong kind E2112.
     if (g.defaultValue && negativeDimIn(*sig->module, *g.defaultValue, g)) return Type::error();
+    if (defaultReported(g)) return Type::error();
     // A generic in a parameter that got an argument was not bound by it:
     // the argument is unknown (reported already), has another form than
     // the parameter (that mismatch is the error), or the generic appears

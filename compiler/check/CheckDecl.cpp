@@ -487,6 +487,7 @@ bool Checker::bindGenerics(const Module& from, const ast::NamedTypeNode& named,
     if (i < named.genericArgs.size()) {
       v = genericValue(from, named.genericArgs[i], g);
     } else if (g.defaultValue) {
+      if (checkGenericDefault(declModule, g, name.name)) return false;  // E2112 at the declaration
       v = genericValue(declModule, *g.defaultValue, g);
       // A default may use the generics before it (`Out: Dim = In`): their
       // values replace them. One after it has no value yet (E2110), and
@@ -737,20 +738,106 @@ Type Checker::resolveType(const Module& m, const ast::TypeNode* t, const shape::
   return Type::error();
 }
 
-// A dtype generic's default must satisfy its bound (E2112).
-static void checkGenericDefaults(DiagnosticEmitter& diagnostics,
-                                 const std::vector<ast::GenericParam>& generics) {
-  for (const ast::GenericParam& g : generics) {
-    if (g.isPack || g.constraint == ast::GenericKind::Dim || !g.defaultValue) continue;
-    auto* scalar = ast::as<ast::ScalarTypeNode>(g.defaultValue->type);
-    if (!scalar) continue;
-    DType d = DType::of(scalar->scalar);
-    if (satisfies(d, g.constraint)) continue;
-    diagnostics.emit(DiagnosticKind::DTypeConstraint, g.defaultValue->span, d.str(), g.name.name,
-                     ast::genericKindName(g.constraint))
-        .label(fmt::format("`{}` is not {}", d.str(), ast::genericKindName(g.constraint)))
-        .secondary(g.constraintSpan, "constraint declared here");
+// Whether generic argument `arg` names something the resolver could not
+// find (E1201, reported there).
+static bool namesUnresolved(const Module& m, const ast::GenericArg& arg) {
+  bool unresolved = false;
+  auto check = [&](const ast::Ident& name) {
+    const Symbol* s = m.symbolOf(name);
+    if (!s || s->kind == SymbolKind::Unresolved) unresolved = true;
+  };
+  if (auto* named = ast::as<ast::NamedTypeNode>(arg.type)) {
+    if (!named->path.empty()) check(named->path[0]);
   }
+  if (arg.expr)
+    ast::forEachExpr(arg.expr, [&](const ast::Expr* x) {
+      if (auto* name = ast::as<ast::NameExpr>(x)) check(name->name);
+    });
+  return unresolved;
+}
+
+// What a generic argument of the wrong kind is, for E2112's label: "a dtype",
+// "a dimension", ...
+static std::string_view argumentKind(Checker& checker, const Module& m, const ast::GenericArg& arg) {
+  if (arg.expr) {
+    if (ast::isa<ast::ShapeLiteralExpr>(arg.expr)) return "a shape literal";
+    auto d = checker.dimOf(m, arg.expr);
+    return !d ? "a value" : d->constantValue() ? "a number" : "a dimension";
+  }
+  if (ast::isa<ast::ScalarTypeNode>(arg.type)) return "a dtype";
+  if (auto* named = ast::as<ast::NamedTypeNode>(arg.type);
+      named && named->path.size() == 1 && !named->hasGenericArgs) {
+    const Symbol* s = m.symbolOf(named->path[0]);
+    if (s && s->kind == SymbolKind::Generic && s->generic) {
+      if (s->generic->isPack) return "a shape pack";
+      return s->generic->constraint == ast::GenericKind::Dim ? "a dimension" : "a dtype";
+    }
+    if (checker.namedDim(m, arg.type)) return "a dimension";
+    if (s && s->kind == SymbolKind::Item && s->item && s->item->kind == ast::ItemKind::Const)
+      return "a value";
+  }
+  return "a type";
+}
+
+bool Checker::checkGenericDefault(const Module& m, const ast::GenericParam& g,
+                                  std::string_view item) {
+  if (!g.defaultValue) return false;
+  if (auto known = badDefaults_.find(&g); known != badDefaults_.end()) return known->second;
+  bool& bad = badDefaults_[&g];
+  const ast::GenericArg& arg = *g.defaultValue;
+  // Unknown names were reported by the resolver; negative dimensions are
+  // E2208 (checkDimDefaults).
+  if (namesUnresolved(m, arg)) return bad = true;
+  if (negativeDimIn(m, arg, g)) return bad = true;
+  GenericValue v = genericValue(m, arg, g);
+  std::string_view kind = g.isPack ? "Shape" : ast::genericKindName(g.constraint);
+  bool dim = !g.isPack && g.constraint == ast::GenericKind::Dim;
+  if (auto* t = std::get_if<DType>(&v)) {
+    if (satisfies(*t, g.constraint)) return false;
+    diagnostics_.emit(DiagnosticKind::DTypeConstraint, arg.span, t->str(), g.name.name, kind)
+        .label(fmt::format("`{}` is not {}", t->str(), kind))
+        .secondary(g.constraintSpan, "constraint declared here");
+    return bad = true;
+  }
+  if (!std::holds_alternative<std::monostate>(v)) return false;
+  // Of the right kind but not readable (`N: Dim = 1.5`, `*S: Shape = [1.5]`):
+  // what a use taking it would report, once, here.
+  bool rightKind = g.isPack ? ast::isa<ast::ShapeLiteralExpr>(arg.expr)
+                   : dim    ? arg.expr && !ast::isa<ast::ShapeLiteralExpr>(arg.expr)
+                            : false;
+  if (rightKind) {
+    reportGenericArgument(m, arg, g, item);
+    return bad = true;
+  }
+  std::string written = ast::printGenericArg(arg);
+  std::string generic = fmt::format("{}{}: {}", g.isPack ? "*" : "", g.name.name, kind);
+  auto d = diagnostics_.emit(DiagnosticKind::GenericDefaultKind, arg.span, written, generic);
+  if (g.isPack)
+    d.label(fmt::format("`{}` is not a shape literal", written));
+  else
+    d.label(fmt::format("`{}` is {}, not {}", written, argumentKind(*this, m, arg),
+                        dim ? "a dimension" : "a dtype"));
+  d.secondary(g.constraintSpan, "constraint declared here");
+  if (g.isPack) {
+    d.help(fmt::format("`{}` takes a shape literal as its default (`= [1, 2]`, `= []`)", generic));
+  } else if (dim) {
+    d.help(fmt::format("`{}` takes a dimension as its default: a number, a `Dim` generic or an "
+                       "untyped integer const",
+                       generic));
+  } else {
+    std::string dtype = "a dtype";
+    if (g.constraint == ast::GenericKind::Integer) dtype = "an Integer dtype";
+    else if (g.constraint != ast::GenericKind::DType) dtype = fmt::format("a {} dtype", kind);
+    d.help(fmt::format("`{}` takes {} or a dtype generic as its default (`= {}`)", generic, dtype,
+                       g.constraint == ast::GenericKind::Integer ? "i32" : "f32"));
+  }
+  reportedGenericArgs_.insert(&arg);
+  return bad = true;
+}
+
+void Checker::checkGenericDefaults(const Module& m, const std::vector<ast::GenericParam>& generics,
+                                   std::string_view item) {
+  for (const ast::GenericParam& g : generics) checkGenericDefault(m, g, item);
 }
 
 // A dim generic's default, or an axis of a shape pack's, that is a negative
@@ -774,7 +861,7 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
   auto checked = std::make_unique<CheckedBlock>();
   checked->module = m;
   checked->item = &b;
-  checkGenericDefaults(diagnostics_, b.generics);
+  checkGenericDefaults(*m, b.generics, b.name.name);
   checkDimDefaults(*m, b.generics, b.name.name);
   addWhere(*m, b.where, checked->facts);
   // Divisors inside `where` clauses are not required to be positive: the
@@ -894,7 +981,7 @@ const Signature* Checker::signature(const ast::FunctionItem& f) {
     if (const CheckedBlock* b = block(*sig->owner)) sig->facts = b->facts;
   }
   for (const ast::GenericParam& g : f.generics) sig->generics.push_back(&g);
-  checkGenericDefaults(diagnostics_, f.generics);
+  checkGenericDefaults(*m, f.generics, f.name.name);
   checkDimDefaults(*m, f.generics, f.name.name);
   addWhere(*m, f.where, sig->facts);
   sig->where = whereClauses(*this, *m, f.where);  // divisors: see block()

@@ -664,7 +664,7 @@ Type Checker::checkUnary(const ast::UnaryExpr* e) {
 }
 
 Type Checker::elementwise(const Type& l, const Type& r, Span span, Span lSpan, Span rSpan,
-                          std::string_view what) {
+                          std::string_view what, std::string_view lName, std::string_view rName) {
   if (l.isError() || r.isError()) return Type::error();
   if (l.isUntypedNumber() && r.isUntypedNumber()) {
     if (l.kind() == TypeKind::FloatLiteral || r.kind() == TypeKind::FloatLiteral)
@@ -683,17 +683,22 @@ Type Checker::elementwise(const Type& l, const Type& r, Span span, Span lSpan, S
   if (!(l.dtype() == r.dtype())) {
     diagnostics_.emit(DiagnosticKind::DTypeMismatch, span, what)
         .label(fmt::format("`{}` and `{}`", l.dtype().str(), r.dtype().str()))
-        .note(fmt::format("left operand has dtype `{}`", l.dtype().str()))
-        .note(fmt::format("right operand has dtype `{}`", r.dtype().str()))
+        .note(fmt::format("{} has dtype `{}`", lName, l.dtype().str()))
+        .note(fmt::format("{} has dtype `{}`", rName, r.dtype().str()))
         .help("Linnet does not implicitly promote tensor dtypes; use an explicit `cast`");
     return Type::error();
   }
+  return broadcastOperands(l, r, span, lName, rName);
+}
+
+Type Checker::broadcastOperands(const Type& l, const Type& r, Span span, std::string_view lName,
+                                std::string_view rName, bool rPlural) {
   shape::BroadcastResult b = facts().broadcastCompatible(l.shape(), r.shape());
   if (!b.compatible) {
     auto d = diagnostics_.emit(DiagnosticKind::UnprovenBroadcast, span, str(l), str(r));
     d.label("these shapes may not broadcast")
-        .note(fmt::format("left operand is `{}`", str(l)))
-        .note(fmt::format("right operand is `{}`", str(r)));
+        .note(fmt::format("{} is `{}`", lName, str(l)))
+        .note(fmt::format("{} {} `{}`", rName, rPlural ? "are" : "is", str(r)));
     if (!b.reason.empty()) d.note(b.reason);
     if (!b.suggestion.empty()) d.help(fmt::format("add `where {}`", b.suggestion));
     else d.help("axes broadcast when they are provably equal or one of them is `1`; use `reshape` or `broadcast_to`");
@@ -911,6 +916,11 @@ Type Checker::checkMatch(const ast::MatchExpr* e, const Type* expected) {
   bool enumeration = s.kind() == TypeKind::Enum;
   bool sawSome = false, sawNone = false, sawCatchAll = false, impossible = false;
   std::set<uint32_t> variants;
+  // The first arm matching each form, for W1004: a later arm of the same
+  // form, or any arm after a catch-all or after arms covering every value,
+  // is never reached.
+  const ast::Pattern *catchAllAt = nullptr, *someAt = nullptr, *noneAt = nullptr;
+  std::map<uint32_t, const ast::Pattern*> variantAt;
   std::optional<Type> result;
   bool error = s.isError();
   for (const ast::MatchArm& arm : e->arms) {
@@ -919,6 +929,31 @@ Type Checker::checkMatch(const ast::MatchExpr* e, const Type* expected) {
       const Symbol* v =
           p->kind == ast::PatternKind::Binding ? module().symbolOf(p->name) : nullptr;
       bool isVariant = v && v->kind == SymbolKind::EnumVariant;
+      bool catchAll = p->kind == ast::PatternKind::Binding && !isVariant;
+      bool covered = (optional && someAt && noneAt) ||
+                     (enumeration && variants.size() == s.enumItem()->variants.size());
+      const ast::Pattern* first = nullptr;  // an earlier arm of the same form
+      if (optional && p->kind == ast::PatternKind::Some) first = someAt;
+      if (optional && p->kind == ast::PatternKind::None) first = noneAt;
+      if (enumeration && isVariant && v->item == s.enumItem())
+        if (auto it = variantAt.find(v->variant); it != variantAt.end()) first = it->second;
+      if (catchAllAt) {
+        unreachableArms_.push_back({p->span, "never reached",
+                                    {{catchAllAt->span, "this arm matches every value"}}, ""});
+      } else if (first) {
+        std::string text = patternText(p);
+        unreachableArms_.push_back(
+            {p->span, fmt::format("`{}` is matched by an earlier arm", text),
+             {{first->span, fmt::format("`{}` is matched here first", text)}}, ""});
+      } else if (covered) {
+        unreachableArms_.push_back(
+            {p->span, "never reached", std::nullopt,
+             fmt::format("the arms above cover every value of `{}`", str(s))});
+      }
+      if (catchAll && !catchAllAt) catchAllAt = p;
+      if (optional && p->kind == ast::PatternKind::Some && !someAt) someAt = p;
+      if (optional && p->kind == ast::PatternKind::None && !noneAt) noneAt = p;
+      if (enumeration && isVariant && v->item == s.enumItem()) variantAt.try_emplace(v->variant, p);
       bool fits = true;
       if (!optional && !enumeration) {
         fits = p->kind == ast::PatternKind::Binding && !isVariant;

@@ -342,6 +342,7 @@ void Checker::checkKernelBinding(const ast::FunctionItem& op, const Signature& s
   for (const ast::GenericParam& g : k->generics) bindGenericDefault(*km, g, inf, b.span);
   for (const ast::GenericParam& g : k->generics) {
     if (!inf.isOpenUnbound(&g)) continue;
+    if (defaultReported(g)) return;  // E2112 at the declaration
     diagnostics_.emit(DiagnosticKind::CannotInfer, b.kernel.span, g.name.name, kname)
         .label(fmt::format("cannot infer `{}`", g.name.name))
         .secondary(g.name.span, "generic declared here")

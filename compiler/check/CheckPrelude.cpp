@@ -251,7 +251,8 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
     if (a.isUntypedNumber() && b.isUntypedNumber())
       return untypedPrelude(name, a, b, call, args.positional[0], args.positional[1]);
     Type r = elementwise(a, b, call->span, args.positional[0]->span, args.positional[1]->span,
-                         fmt::format("arguments of `{}`", name));
+                         fmt::format("arguments of `{}`", name), "the first argument",
+                         "the second argument");
     if (r.isError()) return r;
     bool shift = name == "shl" || name == "shr";
     bool ok = shift ? needDType(r, call, isInteger, "Integer")
@@ -291,13 +292,13 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
       v = Type::scalar(d);
     } else {
       v = elementwise(a, b, call->span, args.positional[1]->span, args.positional[2]->span,
-                      "the choices of `select`");
+                      "choices of `select`", "the first choice", "the second choice");
     }
     if (!v.isTensor()) return Type::error();
-    Type cond = c.withDType(v.dtype());
-    Type r = elementwise(cond, v, call->span, args.positional[0]->span, call->span,
-                         "the condition and choices of `select`");
-    return r;
+    // The condition broadcasts with the choices; the result has their dtype.
+    Type r = broadcastOperands(c, v, call->span, "the condition", "the choices", true);
+    if (r.isError()) return r;
+    return r.withDType(v.dtype());
   }
 
   if (name == "reshape" || name == "broadcast_to") {

@@ -361,9 +361,12 @@ Type Checker::constType(const ast::ConstItem& c, const Module& m) {
     requireType(value, declared, c.value->span, c.type->span, "type declared here", c.value);
     t = declared;
     at = c.type->span;
-  } else if (auto d = dimOf(m, c.value)) {
+  } else if (auto d = dimOf(m, c.value); d && !d->overflowed()) {
     t = Type::compileInt(*d);
   } else {
+    // Not a compile-time integer, or one whose folding overflows: checking
+    // the expression reports the overflow where it happens (E2105), as for
+    // a typed const or a `let`.
     t = checkExpr(c.value);
   }
   // A const holds a value: `none` needs its optional type written, and
@@ -414,6 +417,8 @@ void Checker::run() {
             case ast::ItemKind::TypeAlias:
               if (const Module* m = moduleOf(*item); m && !cyclic_.count(item)) {
                 auto* alias = static_cast<const ast::TypeAliasItem*>(item);
+                checkGenericDefaults(*m, alias->generics, alias->name.name);
+                checkDimDefaults(*m, alias->generics, alias->name.name);
                 reportNonDimensions(*m, alias->type);
                 aliasParts(*m, *alias);  // E2190 even for an alias nothing uses
               }
@@ -421,6 +426,8 @@ void Checker::run() {
             case ast::ItemKind::Struct:
               if (const Module* m = moduleOf(*item); m && !cyclic_.count(item)) {
                 auto* st = static_cast<const ast::StructItem*>(item);
+                checkGenericDefaults(*m, st->generics, st->name.name);
+                checkDimDefaults(*m, st->generics, st->name.name);
                 std::vector<Type> fields;
                 for (const ast::Field& field : st->fields) {
                   reportNonDimensions(*m, field.type);
@@ -431,9 +438,14 @@ void Checker::run() {
               }
               break;
             case ast::ItemKind::Enum:
+              if (const Module* m = moduleOf(*item)) {
+                auto* en = static_cast<const ast::EnumItem*>(item);
+                checkGenericDefaults(*m, en->generics, en->name.name);
+                checkDimDefaults(*m, en->generics, en->name.name);
+              }
+              break;
             case ast::ItemKind::Member:
-              // Members are typed with their block; enums need nothing
-              // beyond the resolver's checks.
+              // Members are typed with their block.
               break;
           }
         }
@@ -450,6 +462,17 @@ void Checker::run() {
         .help("this is a limit of the checker; rewrite the expression");
   // Lints only for programs without errors (spec §12).
   if ((!options_.unusedLocals && !options_.unusedMembers) || diagnostics_.hasErrors()) return;
+  // W1004 goes with the other lints. A body checked twice records its arms
+  // twice: one warning per arm.
+  std::set<std::pair<FileId, uint32_t>> reportedArms;
+  for (const UnreachableArm& arm : unreachableArms_) {
+    if (!reportedArms.insert({arm.at.file, arm.at.begin}).second) continue;
+    auto d = diagnostics_.emit(DiagnosticKind::UnreachableArm, arm.at);
+    d.label(arm.label);
+    if (arm.earlier) d.secondary(arm.earlier->first, arm.earlier->second);
+    if (!arm.note.empty()) d.note(arm.note);
+    d.help("remove this arm");
+  }
   std::function<void(const Module&, const std::vector<ast::Item*>&)> lintItems =
       [&](const Module& m, const std::vector<ast::Item*>& items) {
         for (const ast::Item* item : items) {

@@ -133,6 +133,18 @@ class Checker {
   // is a negative number (`-1`, an axis of `[2, 0 - 1]`, a const `M = 0 - 2`).
   std::optional<NegativeDim> negativeDimIn(const Module& m, const ast::GenericArg& arg, const ast::GenericParam& g);
   void checkDimDefaults(const Module& m, const std::vector<ast::GenericParam>& generics, std::string_view item);
+  // Spec §7.7: a generic's default satisfies its declared constraint, kind
+  // included (E2112; E2123/E2111 for a default `genericValue` cannot read).
+  // Checked once per generic, at the declaration or at the first use that
+  // takes the default; true when the default was reported (a use then
+  // reports nothing more).
+  bool checkGenericDefault(const Module& m, const ast::GenericParam& g, std::string_view item);
+  void checkGenericDefaults(const Module& m, const std::vector<ast::GenericParam>& generics,
+                            std::string_view item);
+  bool defaultReported(const ast::GenericParam& g) const {
+    auto it = badDefaults_.find(&g);
+    return it != badDefaults_.end() && it->second;
+  }
   GenericValue genericValue(const Module& m, const ast::GenericArg& arg,
                             const ast::GenericParam& target);
   // Binds a block's generics from written arguments and defaults.
@@ -212,9 +224,16 @@ class Checker {
                      bool callee);
   // An operand pair of an elementwise operation: dtypes equal (literals and
   // compile-time integers adopt the other side's) and shapes broadcast.
-  // `what` names the operation for messages. Error when reported.
+  // `what` names the operation for messages, `lName` and `rName` the two
+  // operands in its notes. Error when reported.
   Type elementwise(const Type& l, const Type& r, Span span, Span lSpan, Span rSpan,
-                   std::string_view what);
+                   std::string_view what, std::string_view lName = "left operand",
+                   std::string_view rName = "right operand");
+  // The shapes of `l` and `r` broadcast (E2207, its notes naming them
+  // `lName` and `rName`, with `is`/`are` as `rPlural` says): `l` with the
+  // broadcast shape, or Error when reported.
+  Type broadcastOperands(const Type& l, const Type& r, Span span, std::string_view lName,
+                         std::string_view rName, bool rPlural = false);
   // Gives an untyped number the dtype `d` (E2105/E2101 if it cannot be).
   bool literalFits(const Type& literal, const DType& d, const ast::Expr* e, Span span);
   // The type a `let` binding gets: untyped literals default to i64/f64.
@@ -380,6 +399,16 @@ class Checker {
   std::unordered_map<const ast::ConstItem*, std::optional<shape::DimExpr>> constDims_;  // dimOf
   std::unordered_map<const ast::ConstItem*, Type> constTypes_;                          // constType
   std::set<const ast::GenericArg*> reportedGenericArgs_;  // reportGenericArgument
+  std::unordered_map<const ast::GenericParam*, bool> badDefaults_;  // checkGenericDefault
+  // Match arms no value reaches (W1004), found while checking and reported
+  // with the lints, when the program has no error (spec §12.3).
+  struct UnreachableArm {
+    Span at;
+    std::string label;
+    std::optional<std::pair<Span, std::string>> earlier;
+    std::string note;
+  };
+  std::vector<UnreachableArm> unreachableArms_;
   // The first value typed Error while no error had been reported: a type
   // nothing explains. Reported (E2190) if the program has no error at the
   // end, so that no unknown type passes silently.

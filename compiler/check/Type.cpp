@@ -292,7 +292,8 @@ std::string str(const Type& t) {
       return fmt::format("Tensor[{}; {}]", shapeText(t.shape()), t.dtype().str());
     case TypeKind::IntLiteral: return "integer literal";
     case TypeKind::FloatLiteral: return "float literal";
-    case TypeKind::CompileInt: return fmt::format("compile-time integer `{}`", t.compileValue().str());
+    // No backticks of its own: messages quote the whole type.
+    case TypeKind::CompileInt: return fmt::format("compile-time integer {}", t.compileValue().str());
     case TypeKind::None: return "none";
     case TypeKind::Tuple: {
       std::string out = "(";
