@@ -685,7 +685,9 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
   auto b = a ? asTensor(*r, operandType(*r, rt), e->rhs->span) : std::nullopt;
   auto tt = b ? tensorType(result, e->span) : std::nullopt;
   if (!tt) return std::nullopt;
-  return Val::tensor(emit::binary(builder_, at, *kind, *a, *b, *tt, isUnsigned), result);
+  return Val::tensor(emit::binary(builder_, at, *kind, pinProvenOnes(*a, e->lhs, e), pinProvenOnes(*b, e->rhs, e),
+                                  *tt, isUnsigned),
+                     result);
 }
 
 Result Lowerer::lowerCall(const ast::CallExpr* e) {

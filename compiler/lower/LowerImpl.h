@@ -342,6 +342,11 @@ class Lowerer {
   bool lowerStmt(const ast::Stmt* s);
   bool bindPattern(const ast::Pattern* p, const Val& v);
   bool assignState(const ast::AssignStmt* s);
+  // `v`, the value of `operand` in the elementwise `whole`, with each axis
+  // the checker broadcast because the facts prove it 1 (`where N == 1`) cast
+  // to a static 1: the elementwise ops stretch only axes whose MLIR extent
+  // is 1, and a dynamic one would take the operand's extent.
+  mlir::Value pinProvenOnes(mlir::Value v, const ast::Expr* operand, const ast::Expr* whole);
   // The type of the state at `path` (sized: in state_), as its buffer holds it.
   check::Type stateType(const std::string& path) const;
 

@@ -177,7 +177,8 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     if (notation_) return done(emit::scalarBinary(builder_, at, k, a->value, b->value, isUnsigned(*rd)));
     auto rt = tensorType(result, call->span);
     if (!rt) return std::nullopt;
-    return done(emit::binary(builder_, at, k, a->value, b->value, *rt, isUnsigned(*rd)));
+    return done(emit::binary(builder_, at, k, pinProvenOnes(a->value, positional[0], call), pinProvenOnes(b->value, positional[1], call),
+                             *rt, isUnsigned(*rd)));
   }
 
   if (name == "select") {
@@ -194,7 +195,9 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     }
     auto rt = tensorType(result, call->span);
     if (!rt) return std::nullopt;
-    return done(emit::select(builder_, at, c->value, a->value, b->value, *rt));
+    return done(emit::select(builder_, at, pinProvenOnes(c->value, positional[0], call),
+                             pinProvenOnes(a->value, positional[1], call), pinProvenOnes(b->value, positional[2], call),
+                             *rt));
   }
 
   if (notation_) return unsupported(call->span, fmt::format("`{}` inside index notation", name));
@@ -209,7 +212,7 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
     auto xv = asTensor(*x, check::Type::scalar(result.dtype()), positional[0]->span);
     if (!xv) return std::nullopt;
     if (name == "reshape") return done(emit::reshape(builder_, at, *xv, *rt, *dyn));
-    return done(emit::broadcastTo(builder_, at, *xv, *rt, *dyn));
+    return done(emit::broadcastTo(builder_, at, pinProvenOnes(*xv, positional[0], call), *rt, *dyn));
   }
   if (name == "permute") {
     auto x = lowerExpr(positional[0]);

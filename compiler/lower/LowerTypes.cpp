@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <mlir/Dialect/Arith/IR/Arith.h>
+#include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
 
@@ -39,6 +40,31 @@ std::optional<ast::ScalarType> Lowerer::concreteDType(const check::DType& d, Spa
 
 check::Type Lowerer::instantiate(const check::Type& t) const {
   return check::instantiate(t, frame().subst);
+}
+
+mlir::Value Lowerer::pinProvenOnes(mlir::Value v, const ast::Expr* operand, const ast::Expr* whole) {
+  const check::CheckedFunction* fn = frame().fn;
+  if (!fn || !fn->signature) return v;
+  const check::Type* ot = fn->typeOf(operand);
+  const check::Type* wt = fn->typeOf(whole);
+  auto type = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
+  if (!ot || !wt || !ot->isTensor() || !wt->isTensor() || !type) return v;
+  const shape::Shape& have = ot->shape();
+  const shape::Shape& want = wt->shape();
+  if (have.size() != static_cast<size_t>(type.getRank()) || have.size() > want.size()) return v;
+  llvm::SmallVector<int64_t> dims(type.getShape());
+  bool pinned = false;
+  for (size_t k = 0; k < have.size(); ++k) {
+    if (!mlir::ShapedType::isDynamic(dims[k])) continue;
+    const auto* d = std::get_if<shape::DimExpr>(&have[k]);
+    const auto* w = std::get_if<shape::DimExpr>(&want[k + want.size() - have.size()]);
+    if (!d || (w && *w == *d)) continue;
+    if (!fn->signature->facts.provablyEqual(*d, shape::DimExpr::constant(1)).proved) continue;
+    dims[k] = 1;
+    pinned = true;
+  }
+  if (!pinned) return v;
+  return builder_.create<mlir::tensor::CastOp>(v.getLoc(), type.clone(dims), v);
 }
 
 check::Type Lowerer::typeOf(const ast::Expr* e) const {

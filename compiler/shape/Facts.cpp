@@ -227,7 +227,12 @@ BroadcastResult Facts::broadcastCompatible(const Shape& a, const Shape& b) const
       }
       break;
     }
-    auto one = [](const DimExpr& e) { return e.constantValue() == int64_t{1}; };
+    // §4.6: a dim broadcasts when it is provably exactly 1, from the same
+    // facts as any other proof (§4.4), not only when it is spelled `1`
+    // (the lowering pins such an axis to 1: Lowerer::pinProvenOnes).
+    auto one = [this](const DimExpr& e) {
+      return e.constantValue() == int64_t{1} || prove(e, Relation::Equal, DimExpr::constant(1), false).proved;
+    };
     if (one(*x)) {
       reversed.push_back(*y);
     } else if (one(*y) || prove(*x, Relation::Equal, *y, false).proved) {

@@ -96,7 +96,8 @@ class Facts {
   // provably equal (E2203).
   Proof equalElementCount(const Shape& a, const Shape& b) const;
   // Right-aligned broadcasting: each aligned pair provably equal or one side
-  // literally 1; a trailing run of packs aligns only with the same packs.
+  // provably 1 (literally or by the facts); a trailing run of packs aligns
+  // only with the same packs.
   BroadcastResult broadcastCompatible(const Shape& a, const Shape& b) const;
   // Extent of `x[start:stop:step]` on an axis of extent `extent`:
   // max(0, (min(stop, extent) - start + step - 1) / step), defaults 0,
