@@ -79,15 +79,20 @@ TEST(BroadcastTest, ProvablyDifferentGetsNoSuggestion) {
   EXPECT_EQ(r.axisA, 0u);
 }
 
-TEST(BroadcastTest, SymbolicOneIsNotLiteralOne) {
+TEST(BroadcastTest, SymbolicOneProvenByFacts) {
   Names n;
   DimExpr N = n("N"), H = n("H");
   Facts facts;
   facts.add(N, Relation::Equal, c(1));
-  // Broadcasting stretches only a literal 1 (after canonicalization), as the
-  // design digest states; a dim that the facts make 1 does not count.
+  // Spec 4.6: a dim broadcasts when the compiler can prove it is exactly 1,
+  // from the declared constraints as any proof (4.4); the design digest's
+  // "literally 1" is narrower than the specification.
   BroadcastResult r = facts.broadcastCompatible({N}, {H});
-  EXPECT_FALSE(r.compatible);
+  EXPECT_TRUE(r.compatible);
+  // One that only may be 1 does not.
+  Facts maybe;
+  maybe.add(N, Relation::LessEqual, c(1));
+  EXPECT_FALSE(maybe.broadcastCompatible({N}, {H}).compatible);
 }
 
 TEST(BroadcastTest, EqualityFromFacts) {
