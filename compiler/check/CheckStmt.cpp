@@ -226,7 +226,13 @@ Type Checker::checkScan(const ast::ForScanExpr* scan, const Type* expected) {
 }
 
 void Checker::checkStmts(const std::vector<ast::Stmt*>& stmts) {
-  for (const ast::Stmt* s : stmts) checkStmt(s);
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    checkStmt(stmts[i]);
+    // W1005: what follows a `return` in the same body never runs (still
+    // checked: it must be a valid program).
+    if (stmts[i]->kind == ast::StmtKind::Return && i + 1 < stmts.size())
+      unreachableStmts_.push_back({stmts[i + 1]->span, stmts[i]->span});
+  }
 }
 
 void Checker::checkStmt(const ast::Stmt* s) {

@@ -473,6 +473,14 @@ void Checker::run() {
     if (!arm.note.empty()) d.note(arm.note);
     d.help("remove this arm");
   }
+  std::set<std::pair<FileId, uint32_t>> reportedStmts;
+  for (const auto& [at, ret] : unreachableStmts_) {
+    if (!reportedStmts.insert({at.file, at.begin}).second) continue;
+    diagnostics_.emit(DiagnosticKind::UnreachableStatement, at)
+        .label("never runs")
+        .secondary(ret, "the body returns here")
+        .help("remove the statements after the `return`");
+  }
   std::function<void(const Module&, const std::vector<ast::Item*>&)> lintItems =
       [&](const Module& m, const std::vector<ast::Item*>& items) {
         for (const ast::Item* item : items) {

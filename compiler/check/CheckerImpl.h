@@ -409,6 +409,9 @@ class Checker {
     std::string note;
   };
   std::vector<UnreachableArm> unreachableArms_;
+  // The first statement after a `return` in the same body, and the return
+  // (W1005), reported with the lints.
+  std::vector<std::pair<Span, Span>> unreachableStmts_;
   // The first value typed Error while no error had been reported: a type
   // nothing explains. Reported (E2190) if the program has no error at the
   // end, so that no unknown type passes silently.
