@@ -283,18 +283,7 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
     // before it when the body assigns it anything but a `some(...)`.
     std::string why;
     std::optional<Val> tmpl;
-    if (auto w = wider.templates.find(key); w != wider.templates.end()) {
-      // Inside notation a variant that changes in the loop is not carried
-      // yet (its index would be an element carried by the body's loop).
-      std::function<bool(const Val&)> runtimeEnum = [&](const Val& x) {
-        return x.isRuntimeEnum() || std::any_of(x.elements.begin(), x.elements.end(), runtimeEnum);
-      };
-      if (notation_ && runtimeEnum(w->second)) {
-        unsupported(assigned[key]->span, "an enum whose variant changes in a loop inside index notation");
-        return std::nullopt;
-      }
-      tmpl = w->second;
-    }
+    if (auto w = wider.templates.find(key); w != wider.templates.end()) tmpl = w->second;
     else if (t.isTensor()) tmpl = Val::tensor(mlir::Value(), t);
     else if (v.kind == Val::Kind::Enum && !notation_)
       tmpl = runtimeEnumTemplate(v.enumItem);  // the body may assign another variant
@@ -411,6 +400,17 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
         out.push_back(*z);
         return true;
       });
+    }
+    if (t.isRuntimeEnum() && x.kind == Val::Kind::Enum && x.enumItem == t.enumItem && notation_) {
+      // Inside notation the index is an element: a known variant's a
+      // constant (a tensor made here would be no input of the body).
+      std::optional<mlir::Value> index =
+          x.isRuntimeEnum()
+              ? asElement(x.elements[0], ast::ScalarType::I32, at)
+              : std::optional<mlir::Value>(builder_.create<mlir::arith::ConstantIntOp>(loc(at), x.variant, 32));
+      if (!index) return false;
+      out.push_back(*index);
+      return true;
     }
     if (t.isRuntimeEnum() && x.kind == Val::Kind::Enum && x.enumItem == t.enumItem) {
       auto index = enumIndexTensor(x, at);
@@ -850,6 +850,66 @@ Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<chec
     writesState_ = true;
   }
   return value;
+}
+
+// Inside notation the arms' values are elements (and enums of element
+// indices): planned as a loop's carried value is (Tensor leaves standing for
+// elements), each arm's leaves yielded as scalars of the leaf's dtype. An
+// optional inside is not (its presence would be an element too).
+Result Lowerer::lowerNotationStructuredChoice(mlir::Value cond, Span span, const check::Type& type,
+                                              const RuntimeArm& then, const RuntimeArm& otherwise) {
+  mlir::Location l = loc(span);
+  auto draft = builder_.create<mlir::scf::IfOp>(l, mlir::TypeRange{}, cond, /*withElseRegion=*/true);
+  mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
+  auto fail = [&]() -> Result {
+    builder_.restoreInsertionPoint(after);
+    draft.erase();
+    return std::nullopt;
+  };
+  Val values[2];
+  mlir::Block* blocks[2];
+  int side = 0;
+  for (auto [region, arm] : {std::pair{&draft.getThenRegion(), &then}, std::pair{&draft.getElseRegion(), &otherwise}}) {
+    mlir::Block* block = region->empty() ? builder_.createBlock(region) : &region->front();
+    block->clear();  // the draft's implicit terminator
+    builder_.setInsertionPointToEnd(block);
+    std::map<SpanKey, Val> localsBefore = frame().locals;
+    auto v = arm->lower();
+    frame().locals = std::move(localsBefore);
+    if (!v) return fail();
+    values[side] = *v;
+    blocks[side++] = block;
+  }
+  std::string why;
+  auto plan = planMerge(withLeafKind(values[0], Val::Kind::Element, Val::Kind::Tensor),
+                        withLeafKind(values[1], Val::Kind::Element, Val::Kind::Tensor), type, why);
+  std::function<bool(const Val&)> flat = [&](const Val& v) {
+    if (v.kind == Val::Kind::Maybe || v.kind == Val::Kind::Some || v.kind == Val::Kind::None ||
+        v.kind == Val::Kind::Block || v.kind == Val::Kind::BlockArray)
+      return false;
+    return std::all_of(v.elements.begin(), v.elements.end(), flat);
+  };
+  if (!plan || !flat(*plan)) {
+    fail();
+    return unsupported(span, "this choice of an optional inside index notation");
+  }
+  std::vector<mlir::Type> types;
+  for (int k = 0; k < 2; ++k) {
+    builder_.setInsertionPointToEnd(blocks[k]);
+    auto leaves = flattenLike(*plan, values[k], span);
+    if (!leaves) return fail();
+    if (k == 0)
+      for (mlir::Value x : *leaves) types.push_back(x.getType());
+    builder_.create<mlir::scf::YieldOp>(l, *leaves);
+  }
+  builder_.restoreInsertionPoint(after);
+  auto op = builder_.create<mlir::scf::IfOp>(l, types, cond, /*withElseRegion=*/true);
+  op.getThenRegion().takeBody(draft.getThenRegion());
+  op.getElseRegion().takeBody(draft.getElseRegion());
+  draft.erase();
+  size_t next = 0;
+  llvm::SmallVector<mlir::Value> results(op.getResults().begin(), op.getResults().end());
+  return withLeafKind(refill(*plan, results, next), Val::Kind::Tensor, Val::Kind::Element);
 }
 
 }  // namespace linnet::lower

@@ -737,6 +737,15 @@ Result Lowerer::lowerCall(const ast::CallExpr* e) {
           (field.kind == Val::Kind::Int || field.kind == Val::Kind::Float || field.kind == Val::Kind::Bool))
         if (std::optional<check::DType> dtype = scalarFieldDType(t, i)) {
           check::Type ft = check::Type::scalar(*dtype);
+          if (notation_) {
+            // Inside notation an element: a tensor made in the body is no
+            // input of it (asElement could not read it back).
+            auto scalar = concreteDType(*dtype, a.span);
+            auto element = scalar ? asElement(field, *scalar, a.span) : std::nullopt;
+            if (!element) return std::nullopt;
+            field = Val::element(*element, ft);
+            continue;
+          }
           auto tensor = asTensor(field, ft, a.span);
           if (!tensor) return std::nullopt;
           field = Val::tensor(*tensor, ft);

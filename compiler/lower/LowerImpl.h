@@ -322,6 +322,10 @@ class Lowerer {
   struct RuntimeArm;
   Result lowerNotationChoice(mlir::Value cond, Span span, const check::Type& type, const RuntimeArm& then,
                              const RuntimeArm& otherwise);
+  // The same for a tuple or struct (of elements and enums): one scf.if
+  // yielding each leaf as an element (LowerControl.cpp).
+  Result lowerNotationStructuredChoice(mlir::Value cond, Span span, const check::Type& type, const RuntimeArm& then,
+                                       const RuntimeArm& otherwise);
   std::optional<mlir::Value> addNotationInput(mlir::Value tensor, mlir::AffineMap map);
 
   // ---- subscripts read from data (LowerIndexBounds.cpp) ----
