@@ -633,6 +633,25 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   // ---- every generic must be known ----
   for (const ast::GenericParam& g : f.generics) {
     if (!inf.isOpenUnbound(&g)) continue;
+    // A dtype generic that only numbers give (`mk(2.5)` for `v: T`): the
+    // numbers' default dtype (spec 1.7: f64 if any is a float, else i64;
+    // an integer for a Float generic, f64), where the generic admits it.
+    if (!g.isPack && g.constraint != ast::GenericKind::Dim) {
+      bool any = false, anyFloat = false;
+      for (size_t i = 0; i < f.params.size(); ++i) {
+        const Type& param = sig->params[i];
+        if (!argFor[i] || !param.isTensor() || !param.isScalar() || param.dtype().generic != &g) continue;
+        if (!argTypes[i].isUntypedNumber()) continue;
+        any = true;
+        anyFloat = anyFloat || argTypes[i].kind() == TypeKind::FloatLiteral;
+      }
+      DType fallback = DType::of(anyFloat ? ast::ScalarType::F64 : ast::ScalarType::I64);
+      if (any && !anyFloat && !satisfies(fallback, g.constraint)) fallback = DType::of(ast::ScalarType::F64);
+      if (any && satisfies(fallback, g.constraint)) {
+        inf.subst.dtypes[&g] = fallback;
+        continue;
+      }
+    }
     // A negative default is E2208 at its declaration already, one of the
     // wrong kind E2112.
     if (g.defaultValue && negativeDimIn(*sig->module, *g.defaultValue, g)) return Type::error();
