@@ -136,6 +136,21 @@ struct SinCosF32 : OpRewritePattern<Op> {
 // that upstream's (lower benefit) approximation takes it.
 constexpr llvm::StringLiteral kScaled = "linnet.subnormals_scaled";
 
+// Whether `op` is an f32 math op the patterns below have not wrapped yet.
+LogicalResult unscaledF32(Operation* op, PatternRewriter& rewriter) {
+  if (!getElementTypeOrSelf(op->getResult(0).getType()).isF32()) return rewriter.notifyMatchFailure(op, "not f32");
+  if (op->hasAttr(kScaled)) return rewriter.notifyMatchFailure(op, "already scaled");
+  return success();
+}
+
+// `op` again on `argument`, marked for upstream's pattern: its result.
+template <typename Op>
+Value scaledCopy(ImplicitLocOpBuilder& b, Op op, Value argument) {
+  auto inner = b.create<Op>(TypeRange{op.getType()}, ValueRange{argument}, op->getAttrs());
+  inner->setAttr(kScaled, b.getUnitAttr());
+  return inner.getResult();
+}
+
 // f32 log and log2 of subnormal arguments. Upstream's approximation raises
 // its argument to the smallest normal, 2^-126, first: log(1e-40) was
 // log(2^-126) = -87.3365. Here an argument in (0, 2^-126) is multiplied by
@@ -151,19 +166,15 @@ struct LogSubnormalF32 : OpRewritePattern<Op> {
   using OpRewritePattern<Op>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(Op op, PatternRewriter& rewriter) const override {
+    if (failed(unscaledF32(op, rewriter))) return failure();
     Type type = op.getType();
-    if (!getElementTypeOrSelf(type).isF32()) return rewriter.notifyMatchFailure(op, "not f32");
-    if (op->hasAttr(kScaled)) return rewriter.notifyMatchFailure(op, "already scaled");
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     auto g = [&](double v) { return splatFloat(b, type, v); };
     Value x = op.getOperand();
     Value subnormal = b.create<arith::AndIOp>(
         b.create<arith::CmpFOp>(arith::CmpFPredicate::OGT, x, g(0.0)),
         b.create<arith::CmpFOp>(arith::CmpFPredicate::OLT, x, g(0x1p-126)));
-    Value scaled = b.create<arith::SelectOp>(subnormal, b.create<arith::MulFOp>(x, g(0x1p23)), x);
-    auto inner = b.create<Op>(TypeRange{type}, ValueRange{scaled}, op->getAttrs());
-    inner->setAttr(kScaled, b.getUnitAttr());
-    Value y = inner.getResult();
+    Value y = scaledCopy(b, op, b.create<arith::SelectOp>(subnormal, b.create<arith::MulFOp>(x, g(0x1p23)), x));
     Value lowered;
     if (base2) {
       lowered = b.create<arith::SubFOp>(y, g(23.0));
@@ -192,18 +203,14 @@ struct ExpSubnormalF32 : OpRewritePattern<math::ExpOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(math::ExpOp op, PatternRewriter& rewriter) const override {
+    if (failed(unscaledF32(op, rewriter))) return failure();
     Type type = op.getType();
-    if (!getElementTypeOrSelf(type).isF32()) return rewriter.notifyMatchFailure(op, "not f32");
-    if (op->hasAttr(kScaled)) return rewriter.notifyMatchFailure(op, "already scaled");
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     auto g = [&](double v) { return splatFloat(b, type, v); };
     Value x = op.getOperand();
     // The largest f32 below ln 2^-126 = -87.336544750553...: exp(x) < 2^-126.
     Value subnormal = b.create<arith::CmpFOp>(arith::CmpFPredicate::OLE, x, g(-0x1.5d58ap+6));
-    Value shifted = b.create<arith::SelectOp>(subnormal, b.create<arith::AddFOp>(x, g(0x1.62e43p+5)), x);
-    auto inner = b.create<math::ExpOp>(TypeRange{type}, ValueRange{shifted}, op->getAttrs());
-    inner->setAttr(kScaled, b.getUnitAttr());
-    Value y = inner.getResult();
+    Value y = scaledCopy(b, op, b.create<arith::SelectOp>(subnormal, b.create<arith::AddFOp>(x, g(0x1.62e43p+5)), x));
     Value scaled = b.create<arith::MulFOp>(y, g(0x1.fffffcp-65));
     rewriter.replaceOp(op, b.create<arith::SelectOp>(subnormal, scaled, y));
     return success();

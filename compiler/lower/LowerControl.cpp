@@ -73,6 +73,17 @@ Val withLeafKind(const Val& v, Val::Kind from, Val::Kind to) {
 
 }  // namespace
 
+// The `scf.if` with results `types` that a result-less draft becomes once
+// both branches are lowered into it and end in their yields: the draft's
+// regions moved into it, the draft erased.
+static mlir::scf::IfOp fromDraft(mlir::OpBuilder& b, mlir::scf::IfOp draft, mlir::TypeRange types) {
+  auto op = b.create<mlir::scf::IfOp>(draft.getLoc(), types, draft.getCondition(), /*withElseRegion=*/true);
+  op.getThenRegion().takeBody(draft.getThenRegion());
+  op.getElseRegion().takeBody(draft.getElseRegion());
+  draft.erase();
+  return op;
+}
+
 // A run-time enum of `item` whose index is a Tensor leaf (value unset).
 static Val runtimeEnumTemplate(const ast::EnumItem* item) {
   return Val::runtimeEnum(item, Val::tensor(mlir::Value(), scalarTypeOf(ast::ScalarType::I32)));
@@ -836,10 +847,7 @@ Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<chec
     builder_.create<mlir::scf::YieldOp>(l, yielded);
   }
   builder_.restoreInsertionPoint(after);
-  auto op = builder_.create<mlir::scf::IfOp>(l, resultTypes, cond, /*withElseRegion=*/true);
-  op.getThenRegion().takeBody(draft.getThenRegion());
-  op.getElseRegion().takeBody(draft.getElseRegion());
-  draft.erase();
+  auto op = fromDraft(builder_, draft, resultTypes);
 
   size_t next = 0;
   llvm::SmallVector<mlir::Value> results(op.getResults().begin(), op.getResults().end());
@@ -903,10 +911,7 @@ Result Lowerer::lowerNotationStructuredChoice(mlir::Value cond, Span span, const
     builder_.create<mlir::scf::YieldOp>(l, *leaves);
   }
   builder_.restoreInsertionPoint(after);
-  auto op = builder_.create<mlir::scf::IfOp>(l, types, cond, /*withElseRegion=*/true);
-  op.getThenRegion().takeBody(draft.getThenRegion());
-  op.getElseRegion().takeBody(draft.getElseRegion());
-  draft.erase();
+  auto op = fromDraft(builder_, draft, types);
   size_t next = 0;
   llvm::SmallVector<mlir::Value> results(op.getResults().begin(), op.getResults().end());
   return withLeafKind(refill(*plan, results, next), Val::Kind::Tensor, Val::Kind::Element);
