@@ -200,7 +200,7 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
       inputs.parameters.push_back(lower::TensorSlot{t.path, t.dtype, t.shape, t.tensorName, stored});
     }
     for (const bind::BoundState& s : binding->model->state)
-      inputs.state.push_back(lower::TensorSlot{s.path, s.dtype, s.shape, ""});
+      inputs.state.push_back(lower::TensorSlot{s.path, s.dtype, s.shape, "", std::nullopt});
     inputs.constants = binding->model->constants;
   }
 

@@ -392,7 +392,7 @@ bool Lowerer::collectState(const Val& self, std::vector<TensorSlot>& out, Span a
         unsupported(member->name.span, fmt::format("the state `{}`, whose size the root generics do not fix", path));
         return false;
       }
-      out.push_back(TensorSlot{path, *dtype, shape, ""});
+      out.push_back(TensorSlot{path, *dtype, shape, "", std::nullopt});
     }
     if (member->member != ast::MemberKind::Sub) continue;
     auto sub = lowerMemberOfBlock(self, member->name, *self.blockModule, at);
