@@ -15,6 +15,27 @@
 
 namespace linnet::check {
 
+// A dtype generic `g` that only numbers fix, given (declared type, argument
+// type) pairs (`mk(2.5)` for `v: T`, `Boxed(value = 1.0)`): the numbers'
+// default dtype (spec 1.7: f64 if any is a float, else i64; an integer for
+// a Float generic, f64), when `g` admits it.
+static std::optional<DType> numberDefault(const ast::GenericParam& g,
+                                          const std::vector<std::pair<const Type*, const Type*>>& given) {
+  if (g.isPack || g.constraint == ast::GenericKind::Dim) return std::nullopt;
+  bool any = false, anyFloat = false;
+  for (const auto& [declared, argument] : given) {
+    if (!declared->isTensor() || !declared->isScalar() || declared->dtype().generic != &g) continue;
+    if (!argument->isUntypedNumber()) continue;
+    any = true;
+    anyFloat = anyFloat || argument->kind() == TypeKind::FloatLiteral;
+  }
+  if (!any) return std::nullopt;
+  DType fallback = DType::of(anyFloat ? ast::ScalarType::F64 : ast::ScalarType::I64);
+  if (!satisfies(fallback, g.constraint)) fallback = DType::of(ast::ScalarType::F64);
+  if (!satisfies(fallback, g.constraint)) return std::nullopt;
+  return fallback;
+}
+
 bool Inference::isOpenUnbound(const ast::GenericParam* g) const {
   if (g->isPack || g->constraint == ast::GenericKind::Dim) {
     shape::SymbolId id = symbolIdOf(*g);
@@ -256,9 +277,15 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
       }
       continue;
     }
+    std::vector<std::pair<const Type*, const Type*>> given;
+    for (size_t f = 0; f < st.fields.size(); ++f) given.push_back({&fieldTypes[f], &args[argOfField[f]]});
+    if (auto d = numberDefault(g, given)) {
+      inf.subst.dtypes[&g] = *d;
+      continue;
+    }
     // A generic in a field whose argument did not bind it: the argument is
     // unknown (reported already), or inference does not solve the field's
-    // form (`N * N`, a literal for a dtype generic): it must be written.
+    // form (`N * N`): it must be written.
     Inference probe;
     if (g.isPack || g.constraint == ast::GenericKind::Dim) probe.openShapes[symbolIdOf(g)] = &g;
     else probe.openDTypes.insert(&g);
@@ -633,24 +660,12 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
   // ---- every generic must be known ----
   for (const ast::GenericParam& g : f.generics) {
     if (!inf.isOpenUnbound(&g)) continue;
-    // A dtype generic that only numbers give (`mk(2.5)` for `v: T`): the
-    // numbers' default dtype (spec 1.7: f64 if any is a float, else i64;
-    // an integer for a Float generic, f64), where the generic admits it.
-    if (!g.isPack && g.constraint != ast::GenericKind::Dim) {
-      bool any = false, anyFloat = false;
-      for (size_t i = 0; i < f.params.size(); ++i) {
-        const Type& param = sig->params[i];
-        if (!argFor[i] || !param.isTensor() || !param.isScalar() || param.dtype().generic != &g) continue;
-        if (!argTypes[i].isUntypedNumber()) continue;
-        any = true;
-        anyFloat = anyFloat || argTypes[i].kind() == TypeKind::FloatLiteral;
-      }
-      DType fallback = DType::of(anyFloat ? ast::ScalarType::F64 : ast::ScalarType::I64);
-      if (any && !anyFloat && !satisfies(fallback, g.constraint)) fallback = DType::of(ast::ScalarType::F64);
-      if (any && satisfies(fallback, g.constraint)) {
-        inf.subst.dtypes[&g] = fallback;
-        continue;
-      }
+    std::vector<std::pair<const Type*, const Type*>> given;
+    for (size_t i = 0; i < f.params.size(); ++i)
+      if (argFor[i]) given.push_back({&sig->params[i], &argTypes[i]});
+    if (auto d = numberDefault(g, given)) {
+      inf.subst.dtypes[&g] = *d;
+      continue;
     }
     // A negative default is E2208 at its declaration already, one of the
     // wrong kind E2112.
