@@ -280,7 +280,8 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
     std::vector<std::pair<const Type*, const Type*>> given;
     for (size_t f = 0; f < st.fields.size(); ++f) given.push_back({&fieldTypes[f], &args[argOfField[f]]});
     if (auto d = numberDefault(g, given)) {
-      inf.subst.dtypes[&g] = *d;
+      // A declared default is the numbers' context, as at a function call.
+      if (!bindGenericDefault(sm, g, inf, call->callee->span)) inf.subst.dtypes[&g] = *d;
       continue;
     }
     // A generic in a field whose argument did not bind it: the argument is
