@@ -244,6 +244,21 @@ bool namesOnlyBound(const shape::DimExpr& e, const shape::Values& values) {
   return true;
 }
 
+// Why `values` break `clause`: nullopt when it holds, or names a generic
+// without a value (it is checked later, where that has one); else the values
+// that make it false, or why it cannot be evaluated (a zero divisor, an
+// overflow: with every name known, it does not hold either).
+std::optional<std::string> brokenBy(const check::WhereClause& clause, const shape::Values& values) {
+  if (!namesOnlyBound(clause.lhs, values) || !namesOnlyBound(clause.rhs, values)) return std::nullopt;
+  shape::Evaluation lhs = shape::evaluate(clause.lhs, values);
+  shape::Evaluation rhs = shape::evaluate(clause.rhs, values);
+  if (!lhs) return lhs.error;
+  if (!rhs) return rhs.error;
+  if (shape::holds(clause.relation, *lhs.value, *rhs.value)) return std::nullopt;
+  return std::to_string(*lhs.value) + " " + std::string(shape::spelling(clause.relation)) + " " +
+         std::to_string(*rhs.value) + " is false";
+}
+
 }  // namespace
 
 bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockName,
@@ -251,22 +266,15 @@ bool checkWhereClauses(const check::CheckedBlock& block, std::string_view blockN
   shape::Values values = dimValues(*block.item, bindings);
   bool ok = true;
   for (const check::WhereClause& clause : block.where) {
-    if (!namesOnlyBound(clause.lhs, values) || !namesOnlyBound(clause.rhs, values)) continue;
-    shape::Evaluation lhs = shape::evaluate(clause.lhs, values);
-    shape::Evaluation rhs = shape::evaluate(clause.rhs, values);
-    if (lhs && rhs && shape::holds(clause.relation, *lhs.value, *rhs.value)) continue;
-    // Every name has a value: a clause that cannot be evaluated (a zero
-    // divisor, an overflow) does not hold either.
+    std::optional<std::string> why = brokenBy(clause, values);
+    if (!why) continue;
     std::string relation(shape::spelling(clause.relation));
     const ast::Constraint* written = writtenClause(*block.item, clause.span);
     std::string text = written ? ast::printExpr(written->lhs) + " " + relation + " " + ast::printExpr(written->rhs)
                                : clause.lhs.str() + " " + relation + " " + clause.rhs.str();
-    std::string why = !lhs   ? lhs.error
-                      : !rhs ? rhs.error
-                             : std::to_string(*lhs.value) + " " + relation + " " + std::to_string(*rhs.value) + " is false";
     diagnostics.emit(DiagnosticKind::BindingViolatesWhere, Span{}, text, blockName)
         .secondary(clause.span, "declared here")
-        .note(why);
+        .note(*why);
     ok = false;
   }
   return ok;
@@ -283,19 +291,14 @@ bool checkRequirements(const check::CheckedProgram& program, const ast::BlockIte
     if (!checked) continue;
     for (const check::WhereClause& clause : checked->requirements) {
       // One naming a generic bound later (an entry's dims) is the entry's.
-      if (!namesOnlyBound(clause.lhs, values) || !namesOnlyBound(clause.rhs, values)) continue;
-      shape::Evaluation lhs = shape::evaluate(clause.lhs, values);
-      shape::Evaluation rhs = shape::evaluate(clause.rhs, values);
-      if (lhs && rhs && shape::holds(clause.relation, *lhs.value, *rhs.value)) continue;
+      std::optional<std::string> why = brokenBy(clause, values);
+      if (!why) continue;
       std::string relation(shape::spelling(clause.relation));
-      std::string why = !lhs   ? lhs.error
-                        : !rhs ? rhs.error
-                               : std::to_string(*lhs.value) + " " + relation + " " + std::to_string(*rhs.value) + " is false";
       diagnostics.emit(DiagnosticKind::BindingViolatesIndex, Span{}, clause.lhs.str(),
                        std::string(blockName) + "." + fn->name.name,
                        clause.lhs.str() + " " + relation + " " + clause.rhs.str())
           .secondary(clause.span, "this index")
-          .note(why);
+          .note(*why);
       ok = false;
     }
   }
