@@ -413,12 +413,7 @@ std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, co
       });
     }
     if (t.isRuntimeEnum() && x.kind == Val::Kind::Enum && x.enumItem == t.enumItem && notation_) {
-      // Inside notation the index is an element: a known variant's a
-      // constant (a tensor made here would be no input of the body).
-      std::optional<mlir::Value> index =
-          x.isRuntimeEnum()
-              ? asElement(x.elements[0], ast::ScalarType::I32, at)
-              : std::optional<mlir::Value>(builder_.create<mlir::arith::ConstantIntOp>(loc(at), x.variant, 32));
+      auto index = enumIndex(x, at);  // an element inside notation
       if (!index) return false;
       out.push_back(*index);
       return true;
@@ -702,9 +697,7 @@ Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, siz
       return lowerExpr(arm.value);
     }
     if (k + 1 == e->arms.size()) return lowerExpr(arm.value);
-    // Inside notation the index is an element, an input of the body.
-    auto index = notation_ ? asElement(s.elements[0], ast::ScalarType::I32, e->scrutinee->span)
-                           : enumIndex(s, e->scrutinee->span);
+    auto index = enumIndex(s, e->scrutinee->span);
     if (!index) return std::nullopt;
     mlir::Location l = loc(arm.pattern->span);
     mlir::Value variant = builder_.create<mlir::arith::ConstantIntOp>(l, sym->variant, 32);
@@ -726,10 +719,13 @@ Result Lowerer::enumIndexTensor(const Val& v, Span at) {
 }
 
 // The variant index of an enum value as an i32 scalar: a constant for a
-// known variant, read from its tensor for one known at run time.
+// known variant, read from its tensor for one known at run time (inside
+// notation an element, an input of the body: a tensor made in the body
+// could not be read back).
 std::optional<mlir::Value> Lowerer::enumIndex(const Val& v, Span at) {
   mlir::Location l = loc(at);
   if (!v.isRuntimeEnum()) return builder_.create<mlir::arith::ConstantIntOp>(l, v.variant, 32).getResult();
+  if (notation_) return asElement(v.elements[0], ast::ScalarType::I32, at);
   return builder_.create<mlir::tensor::ExtractOp>(l, v.elements[0].value, mlir::ValueRange{}).getResult();
 }
 

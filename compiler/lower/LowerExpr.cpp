@@ -615,14 +615,9 @@ Result Lowerer::lowerBinary(const ast::BinaryExpr* e) {
         bool same = l->enumItem == r->enumItem && l->variant == r->variant;
         return Val::boolean(e->op == ast::BinaryOp::Eq ? same : !same);
       }
-      // Inside notation a runtime variant's index is an element, an input
-      // of the body, and so is the comparison.
-      auto index = [&](const Val& v, Span at) -> std::optional<mlir::Value> {
-        if (notation_ && v.isRuntimeEnum()) return asElement(v.elements[0], ast::ScalarType::I32, at);
-        return enumIndex(v, at);
-      };
-      auto a = index(*l, e->lhs->span);
-      auto b = index(*r, e->rhs->span);
+      // Inside notation the indices are elements, and so is the comparison.
+      auto a = enumIndex(*l, e->lhs->span);
+      auto b = enumIndex(*r, e->rhs->span);
       if (!a || !b) return std::nullopt;
       mlir::Location at = loc(e->span);
       auto predicate = e->op == ast::BinaryOp::Eq ? mlir::arith::CmpIPredicate::eq : mlir::arith::CmpIPredicate::ne;

@@ -548,11 +548,7 @@ Result Lowerer::lowerNotationChoice(mlir::Value cond, Span span, const check::Ty
     auto v = arm.lower();
     frame().locals = std::move(localsBefore);
     if (!v) return std::nullopt;
-    std::optional<mlir::Value> el;
-    if (enumItem && v->kind == Val::Kind::Enum && !v->isRuntimeEnum())
-      el = builder_.create<mlir::arith::ConstantIntOp>(at, v->variant, 32).getResult();
-    else
-      el = asElement(enumItem && v->isRuntimeEnum() ? v->elements[0] : *v, *dt, arm.span);
+    auto el = enumItem && v->kind == Val::Kind::Enum ? enumIndex(*v, arm.span) : asElement(*v, *dt, arm.span);
     if (!el) return std::nullopt;
     builder_.create<mlir::scf::YieldOp>(at, *el);
   }
