@@ -55,12 +55,13 @@ bool Lowerer::assignState(const ast::AssignStmt* s) {
   }
   auto v = lowerExpr(s->value);
   if (!v) return false;
+  const check::Type declared = stateType(path);
   // A number or `true` known at compile time (`acc = 5`, `flag = true`) is
   // made a value of the state's type.
   if (!v->isData() && (v->kind == Val::Kind::Int || v->kind == Val::Kind::Float || v->kind == Val::Kind::Bool)) {
-    auto x = asTensor(*v, stateType(path), s->value->span);
+    auto x = asTensor(*v, declared, s->value->span);
     if (!x) return false;
-    v = Val::tensor(*x, stateType(path));
+    v = Val::tensor(*x, declared);
   }
   // Looked up after the value is lowered: lowering it may replace the whole
   // map (an `if` on data restores the state before each branch), which
@@ -72,10 +73,9 @@ bool Lowerer::assignState(const ast::AssignStmt* s) {
       // has the literals' default type: converted to the state's.
       auto want = mlir::cast<mlir::RankedTensorType>(it->second.getType());
       if (mlir::cast<mlir::RankedTensorType>(v->value.getType()).getElementType() != want.getElementType()) {
-        auto x = asTensor(*v, stateType(path), s->value->span);
+        auto x = asTensor(*v, declared, s->value->span);
         if (!x) return false;
         v->value = *x;
-        it = state_.find(path);
       }
       if (v->value.getType() != want)
         v->value = builder_.create<mlir::tensor::CastOp>(loc(s->value->span), want, v->value);
