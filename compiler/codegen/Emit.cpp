@@ -196,7 +196,7 @@ llvm::Expected<Lowered> lowerToLLVM(mlir::ModuleOp module, const TargetOptions& 
   mlir::registerBuiltinDialectTranslation(*context);
   mlir::registerLLVMDialectTranslation(*context);
   mlir::registerOpenMPDialectTranslation(*context);
-  mlir::TimingScope translation = timing ? timing->nest("translation to LLVM IR") : mlir::TimingScope();
+  mlir::TimingScope translation = timingChild(timing, "translation to LLVM IR");
   lowered.module = mlir::translateModuleToLLVMIR(*copy, *lowered.context, "linnet");
   translation.stop();
   if (!lowered.module) return makeError("translation to LLVM IR failed:\n" + diagnostics);
@@ -239,7 +239,7 @@ llvm::Expected<Lowered> lowerAndOptimize(mlir::ModuleOp module, const TargetOpti
                                          mlir::TimingScope* timing) {
   auto lowered = lowerToLLVM(module, target, timing);
   if (!lowered) return lowered.takeError();
-  mlir::TimingScope scope = timing ? timing->nest("LLVM O2") : mlir::TimingScope();
+  mlir::TimingScope scope = timingChild(timing, "LLVM O2");
   optimize(*lowered->module, *lowered->machine);
   return lowered;
 }
@@ -390,8 +390,7 @@ llvm::Expected<std::vector<std::string>> compileObjects(Lowered& lowered, const 
                                                        mlir::TimingScope* timing) {
   unsigned parts = codegenParts(*lowered.module);
   mlir::TimingScope scope =
-      timing ? timing->nest("LLVM O2 and object code, " + std::to_string(std::max(parts, 1u)) + " part(s) at once")
-             : mlir::TimingScope();
+      timingChild(timing, "LLVM O2 and object code, " + std::to_string(std::max(parts, 1u)) + " part(s) at once");
   if (parts <= 1) {
     optimize(*lowered.module, *lowered.machine);
     auto object = emitFile(*lowered.module, *lowered.machine, llvm::CodeGenFileType::ObjectFile);
@@ -512,7 +511,7 @@ llvm::Expected<std::string> emitAssembly(mlir::ModuleOp module, const TargetOpti
                                          mlir::TimingScope* timing) {
   auto lowered = lowerAndOptimize(module, target, timing);
   if (!lowered) return lowered.takeError();
-  mlir::TimingScope scope = timing ? timing->nest("assembly") : mlir::TimingScope();
+  mlir::TimingScope scope = timingChild(timing, "assembly");
   return emitFile(*lowered->module, *lowered->machine, llvm::CodeGenFileType::AssemblyFile);
 }
 
@@ -522,7 +521,7 @@ llvm::Expected<std::string> emitSharedObject(mlir::ModuleOp module, const Target
   if (!lowered) return lowered.takeError();
   auto objects = compileObjects(*lowered, target, timing);
   if (!objects) return objects.takeError();
-  mlir::TimingScope scope = timing ? timing->nest("link (ld.lld)") : mlir::TimingScope();
+  mlir::TimingScope scope = timingChild(timing, "link (ld.lld)");
   return link(*objects, target);
 }
 

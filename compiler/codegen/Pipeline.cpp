@@ -97,7 +97,7 @@ Stage currentStage(ModuleOp module) {
 
 // Runs `pm` on `module`, its passes timed under `timing`'s child `name`.
 LogicalResult run(ModuleOp module, PassManager& pm, TimingScope* timing, StringRef name) {
-  TimingScope scope = timing ? timing->nest(name) : TimingScope();
+  TimingScope scope = timingChild(timing, name);
   if (timing) pm.enableTiming(scope);
   return pm.run(module);
 }

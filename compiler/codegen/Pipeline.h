@@ -56,6 +56,12 @@ struct TargetOptions {
 // bufferization, memref, vector, llvm, linnet, ...).
 void registerDialects(mlir::DialectRegistry& registry);
 
+// A child scope `name` of `parent`, or one that times nothing without a
+// parent (`linnet build` without --time-passes).
+inline mlir::TimingScope timingChild(mlir::TimingScope* parent, llvm::StringRef name) {
+  return parent ? parent->nest(name) : mlir::TimingScope();
+}
+
 // Runs the pipeline in place on `module` from the stage it is at up to
 // `stage` (Linnet: verify only; Asm is LLVM here). Failures are reported
 // through MLIR's diagnostics. With `timing`, each stage's passes are timed
