@@ -858,8 +858,8 @@ Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<chec
 
 // Inside notation the arms' values are elements (and enums of element
 // indices): planned as a loop's carried value is (Tensor leaves standing for
-// elements), each arm's leaves yielded as scalars of the leaf's dtype. An
-// optional inside is not (its presence would be an element too).
+// elements), each arm's leaves yielded as scalars of the leaf's dtype (an
+// optional's presence too: an i1 element).
 Result Lowerer::lowerNotationStructuredChoice(mlir::Value cond, Span span, const check::Type& type,
                                               const RuntimeArm& then, const RuntimeArm& otherwise) {
   mlir::Location l = loc(span);
@@ -888,14 +888,13 @@ Result Lowerer::lowerNotationStructuredChoice(mlir::Value cond, Span span, const
   auto plan = planMerge(withLeafKind(values[0], Val::Kind::Element, Val::Kind::Tensor),
                         withLeafKind(values[1], Val::Kind::Element, Val::Kind::Tensor), type, why);
   std::function<bool(const Val&)> flat = [&](const Val& v) {
-    if (v.kind == Val::Kind::Maybe || v.kind == Val::Kind::Some || v.kind == Val::Kind::None ||
-        v.kind == Val::Kind::Block || v.kind == Val::Kind::BlockArray)
+    if (v.kind == Val::Kind::Block || v.kind == Val::Kind::BlockArray)
       return false;
     return std::all_of(v.elements.begin(), v.elements.end(), flat);
   };
   if (!plan || !flat(*plan)) {
     fail();
-    return unsupported(span, "this choice of an optional inside index notation");
+    return unsupported(span, "a choice inside index notation whose branches " + (plan ? "yield a block" : why));
   }
   std::vector<mlir::Type> types;
   for (int k = 0; k < 2; ++k) {

@@ -528,7 +528,8 @@ Result Lowerer::lowerNotationChoice(mlir::Value cond, Span span, const check::Ty
   // An enum-valued choice picks its variant's index, an i32 element.
   const ast::EnumItem* enumItem = type.kind() == check::TypeKind::Enum ? type.enumItem() : nullptr;
   check::Type t = enumItem ? scalarTypeOf(ast::ScalarType::I32) : computedLiteralType(type);
-  if (!enumItem && (type.kind() == check::TypeKind::Tuple || type.kind() == check::TypeKind::Struct))
+  if (!enumItem && (type.kind() == check::TypeKind::Tuple || type.kind() == check::TypeKind::Struct ||
+                    type.kind() == check::TypeKind::Optional))
     return lowerNotationStructuredChoice(cond, span, type, then, otherwise);
   auto dt = t.isTensor() && t.isScalar() ? concreteDType(t.dtype(), span) : std::nullopt;
   if (!dt) return unsupported(span, "this choice in index notation");
