@@ -17,6 +17,7 @@
 #include <functional>
 
 #include <mlir/Dialect/Arith/IR/Arith.h>
+#include <mlir/Dialect/Bufferization/IR/Bufferization.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
@@ -270,6 +271,26 @@ bool Lowerer::untilCarriedSettle(Span at,
   }
 }
 
+namespace {
+
+// One-Shot Bufferize puts a value a region yields in one alias set with the
+// result it becomes, so a value yielded twice ties two results together: a
+// method's result that is also the state it wrote would tie the state's
+// buffer to a value read after the state is written back, which it cannot
+// resolve ("cannot avoid RaW conflict"; LowerStateWrites.cpp). Every other
+// yield of a state's new value (`yielded` from `firstState` on are states)
+// becomes a copy, so the state itself is never copied for it.
+void separateStateYields(mlir::OpBuilder& b, mlir::Location at, std::vector<mlir::Value>& yielded,
+                         size_t firstState) {
+  for (size_t k = firstState; k < yielded.size(); ++k)
+    for (size_t j = 0; j < yielded.size(); ++j)
+      if (j != k && (j < firstState || j > k) && yielded[j] == yielded[k])
+        yielded[j] = b.create<mlir::bufferization::AllocTensorOp>(
+            at, mlir::cast<mlir::RankedTensorType>(yielded[k].getType()), mlir::ValueRange{}, yielded[k]);
+}
+
+}  // namespace
+
 std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>& body, Span at,
                                                    const Widening& wider) {
   Carried c;
@@ -354,6 +375,7 @@ std::optional<std::vector<mlir::Value>> Lowerer::currentCarried(const Carried& c
     out.insert(out.end(), v->begin(), v->end());
   }
   for (const std::string& path : c.state) out.push_back(state_.at(path));
+  separateStateYields(builder_, loc(at), out, out.size() - c.state.size());
   for (size_t i = 0; i < out.size(); ++i)
     if (out[i].getType() != c.types[i] && mlir::isa<mlir::RankedTensorType>(out[i].getType()))
       out[i] = builder_.create<mlir::tensor::CastOp>(loc(at), c.types[i], out[i]);
@@ -655,11 +677,50 @@ Result Lowerer::lowerScan(const ast::ForScanExpr* scan) {
   return stackedResult;
 }
 
-Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
+Result Lowerer::lowerThrough(const ast::Expr* e, std::optional<check::Type> type,
+                             const std::function<Result(const Val&)>& use) {
+  while (auto* p = ast::as<ast::ParenExpr>(e)) e = p->inner;
+  auto kind = typeOf(e).kind();
+  if (kind == check::TypeKind::Block || kind == check::TypeKind::BlockArray) {
+    ArmUse through{[&](const ast::Expr* value) { return lowerThrough(value, type, use); }, type};
+    if (auto* choice = ast::as<ast::IfExpr>(e)) return lowerIf(choice, &through);
+    if (auto* match = ast::as<ast::MatchExpr>(e)) return lowerMatch(match, &through);
+    // A part of a block chosen on data is taken in each arm too.
+    if (auto* m = ast::as<ast::MemberExpr>(e))
+      return lowerThrough(m->base, type, [&](const Val& base) -> Result {
+        auto part = memberOf(base, m);
+        if (!part) return std::nullopt;
+        return use(*part);
+      });
+    if (auto* index = ast::as<ast::IndexExpr>(e))
+      return lowerThrough(index->base, type,
+                          [&](const Val& array) { return useBlockArrayElement(array, index, use); });
+  }
+  auto v = lowerExpr(e);
+  if (!v) return std::nullopt;
+  return use(*v);
+}
+
+// The checker makes a block array's index a compile-time integer.
+Result Lowerer::useBlockArrayElement(const Val& array, const ast::IndexExpr* e, const std::function<Result(const Val&)>& use) {
+  if (array.kind != Val::Kind::BlockArray || e->components.size() != 1 || !e->components[0].value)
+    return unsupported(e->span, "this index");
+  auto i = lowerExpr(e->components[0].value);
+  if (!i) return std::nullopt;
+  auto c = i->kind == Val::Kind::Int ? i->dim.constantValue() : std::nullopt;
+  if (!c || *c < 0 || *c >= array.count) return unsupported(e->span, "a block array index not known at build time");
+  Val v = array;
+  v.kind = Val::Kind::Block;
+  v.path = array.path + "." + std::to_string(*c);
+  return use(v);
+}
+
+Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition, const ArmUse* through) {
   auto cond = conditionValue(condition, e->condition->span);
   if (!cond) return std::nullopt;
-  return lowerRuntimeChoice(*cond, e->span, typeOf(e), {[&] { return lowerExpr(e->thenValue); }, e->thenValue->span},
-                            {[&] { return lowerExpr(e->elseValue); }, e->elseValue->span},
+  return lowerRuntimeChoice(*cond, e->span, armsType(e, through),
+                            {[&] { return lowerArm(e->thenValue, through); }, e->thenValue->span},
+                            {[&] { return lowerArm(e->elseValue, through); }, e->elseValue->span},
                             "an `if` on data whose branches");
 }
 
@@ -668,25 +729,26 @@ Result Lowerer::lowerRuntimeIf(const ast::IfExpr* e, const Val& condition) {
 // `some(payload)` in the first and `none` in the second (so each picks its
 // arm while lowering, like any match on an optional). A first arm that binds
 // whatever comes (`o => ...`) takes the optional as it is.
-Result Lowerer::lowerMaybeMatch(const ast::MatchExpr* e, const Val& s) {
+Result Lowerer::lowerMaybeMatch(const ast::MatchExpr* e, const Val& s, const ArmUse* through) {
   const std::string what = "a `match` on an optional known only at run time";
   if (!e->arms.empty() && e->arms[0].pattern->kind == ast::PatternKind::Binding) {
     const Symbol* sym = module().symbolOf(e->arms[0].pattern->name);
-    if (!(sym && sym->kind == SymbolKind::EnumVariant)) return lowerMatchOn(e, s);
+    if (!(sym && sym->kind == SymbolKind::EnumVariant)) return lowerMatchOn(e, s, through);
   }
   auto cond = conditionValue(s.elements[0], e->scrutinee->span);
   if (!cond) return std::nullopt;
   Val some = Val::of(Val::Kind::Some);
   some.elements.push_back(s.elements[1]);
-  return lowerRuntimeChoice(*cond, e->span, typeOf(e), {[&] { return lowerMatchOn(e, some); }, e->span},
-                            {[&] { return lowerMatchOn(e, Val::of(Val::Kind::None)); }, e->span},
+  return lowerRuntimeChoice(*cond, e->span, armsType(e, through),
+                            {[&] { return lowerMatchOn(e, some, through); }, e->span},
+                            {[&] { return lowerMatchOn(e, Val::of(Val::Kind::None), through); }, e->span},
                             what + " whose arms");
 }
 
 // `match` on an enum known only at run time, from arm `first` on: an
 // `scf.if` on the index per variant arm, the last arm (or one binding the
 // value) taken without a test, as the checker proved the match exhaustive.
-Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, size_t first) {
+Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, size_t first, const ArmUse* through) {
   const std::string what = "a `match` on an enum known only at run time";
   for (size_t k = first; k < e->arms.size(); ++k) {
     const ast::MatchArm& arm = e->arms[k];
@@ -694,16 +756,18 @@ Result Lowerer::lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& s, siz
     const Symbol* sym = p->kind == ast::PatternKind::Binding ? module().symbolOf(p->name) : nullptr;
     if (!(sym && sym->kind == SymbolKind::EnumVariant)) {
       if (!bindPattern(p, s)) return std::nullopt;
-      return lowerExpr(arm.value);
+      return lowerArm(arm.value, through);
     }
-    if (k + 1 == e->arms.size()) return lowerExpr(arm.value);
+    if (k + 1 == e->arms.size()) return lowerArm(arm.value, through);
     auto index = enumIndex(s, e->scrutinee->span);
     if (!index) return std::nullopt;
     mlir::Location l = loc(arm.pattern->span);
     mlir::Value variant = builder_.create<mlir::arith::ConstantIntOp>(l, sym->variant, 32);
     mlir::Value cond = builder_.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::eq, *index, variant);
-    return lowerRuntimeChoice(cond, e->span, typeOf(e), {[&] { return lowerExpr(arm.value); }, arm.value->span},
-                              {[&] { return lowerRuntimeEnumMatch(e, s, k + 1); }, e->span}, what + " whose arms");
+    return lowerRuntimeChoice(cond, e->span, armsType(e, through),
+                              {[&] { return lowerArm(arm.value, through); }, arm.value->span},
+                              {[&] { return lowerRuntimeEnumMatch(e, s, k + 1, through); }, e->span},
+                              what + " whose arms");
   }
   return unsupported(e->span, what);
 }
@@ -837,6 +901,7 @@ Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<chec
       yielded.insert(yielded.end(), x->begin(), x->end());
     }
     for (const std::string& path : written) yielded.push_back(br.state.at(path));
+    separateStateYields(builder_, l, yielded, yielded.size() - written.size());
     for (size_t k = 0; k < yielded.size(); ++k)
       if (yielded[k].getType() != resultTypes[k])
         yielded[k] = builder_.create<mlir::tensor::CastOp>(l, resultTypes[k], yielded[k]);

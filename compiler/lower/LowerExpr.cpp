@@ -141,24 +141,8 @@ Result Lowerer::lowerExprAsIs(const ast::Expr* e) {
                 v.variant = static_cast<uint32_t>(i);
                 return v;
               }
-      auto base = lowerExpr(m->base);
-      if (!base) return std::nullopt;
-      if (base->kind == Val::Kind::Block) return lowerMemberOfBlock(*base, m->member, module(), e->span);
-      if (base->kind == Val::Kind::Struct && base->structItem) {
-        for (size_t i = 0; i < base->structItem->fields.size(); ++i)
-          if (base->structItem->fields[i].name.name == m->member.name) return base->elements[i];
-      }
-      if (const Symbol* s = module().symbolOf(m->member)) {
-        if (s->kind == SymbolKind::Item && s->module)
-          if (auto* c = ast::as<ast::ConstItem>(s->item)) return lowerConst(*s->module, *c, e->span);
-        if (s->kind == SymbolKind::EnumVariant) {
-          Val v = Val::of(Val::Kind::Enum);
-          v.enumItem = ast::as<ast::EnumItem>(s->item);
-          v.variant = s->variant;
-          return v;
-        }
-      }
-      return unsupported(e->span, fmt::format("the member `{}` here", m->member.name));
+      // A member of a block chosen on data is read in each branch.
+      return lowerThrough(m->base, typeOf(e), [&](const Val& base) { return memberOf(base, m); });
     }
     case ast::ExprKind::Tuple: {
       Val v = Val::of(Val::Kind::Tuple);
@@ -282,6 +266,26 @@ Result Lowerer::lowerConst(const Module& m, const ast::ConstItem& c, Span at) {
     return Val::tensor(*t, scalarTypeOf(st->scalar));
   }
   return r;
+}
+
+Result Lowerer::memberOf(const Val& base, const ast::MemberExpr* m) {
+  Span at = m->span;
+  if (base.kind == Val::Kind::Block) return lowerMemberOfBlock(base, m->member, module(), at);
+  if (base.kind == Val::Kind::Struct && base.structItem) {
+    for (size_t i = 0; i < base.structItem->fields.size(); ++i)
+      if (base.structItem->fields[i].name.name == m->member.name) return base.elements[i];
+  }
+  if (const Symbol* s = module().symbolOf(m->member)) {
+    if (s->kind == SymbolKind::Item && s->module)
+      if (auto* c = ast::as<ast::ConstItem>(s->item)) return lowerConst(*s->module, *c, at);
+    if (s->kind == SymbolKind::EnumVariant) {
+      Val v = Val::of(Val::Kind::Enum);
+      v.enumItem = ast::as<ast::EnumItem>(s->item);
+      v.variant = s->variant;
+      return v;
+    }
+  }
+  return unsupported(at, fmt::format("the member `{}` here", m->member.name));
 }
 
 Result Lowerer::lowerMemberOfBlock(const Val& self, const ast::Ident& name, const Module& m, Span at) {
@@ -693,13 +697,11 @@ Result Lowerer::lowerCall(const ast::CallExpr* e) {
       std::optional<Val> receiver;
       const check::Signature* sig = inputs_.checked->signatureOf(binding.callee);
       if (sig && sig->owner) {
-        if (auto* m = ast::as<ast::MemberExpr>(e->callee)) {
-          auto base = lowerExpr(m->base);
-          if (!base) return std::nullopt;
-          receiver = *base;
-        } else {
-          receiver = selfBlock();
-        }
+        // A receiver chosen on data is called in each branch.
+        if (auto* m = ast::as<ast::MemberExpr>(e->callee))
+          return lowerThrough(m->base, typeOf(e),
+                              [&](const Val& base) { return callFunction(binding, e, base); });
+        receiver = selfBlock();
       }
       return callFunction(binding, e, receiver);
     }
@@ -867,17 +869,8 @@ Result Lowerer::callFunction(const check::CallBinding& binding, const ast::CallE
 Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
   auto base = lowerExpr(e->base);
   if (!base) return std::nullopt;
-  if (base->kind == Val::Kind::BlockArray) {
-    if (e->components.size() != 1 || !e->components[0].value) return unsupported(e->span, "this index");
-    auto i = lowerExpr(e->components[0].value);
-    if (!i) return std::nullopt;
-    auto c = i->kind == Val::Kind::Int ? i->dim.constantValue() : std::nullopt;
-    if (!c || *c < 0 || *c >= base->count) return unsupported(e->span, "a block array index not known at build time");
-    Val v = *base;
-    v.kind = Val::Kind::Block;
-    v.path = base->path + "." + std::to_string(*c);
-    return v;
-  }
+  if (base->kind == Val::Kind::BlockArray)
+    return useBlockArrayElement(*base, e, [](const Val& element) -> Result { return element; });
   if (base->kind != Val::Kind::Tensor) return unsupported(e->span, "indexing this value");
   check::Type bt = base->type;
   check::Type result = typeOf(e);
@@ -993,15 +986,15 @@ Result Lowerer::lowerIndex(const ast::IndexExpr* e) {
   return Val::tensor(unlessEmpty(at, empty, *rt, read, zeros), result);
 }
 
-Result Lowerer::lowerMatch(const ast::MatchExpr* e) {
+Result Lowerer::lowerMatch(const ast::MatchExpr* e, const ArmUse* through) {
   auto s = lowerExpr(e->scrutinee);
   if (!s) return std::nullopt;
-  if (s->kind == Val::Kind::Maybe) return lowerMaybeMatch(e, *s);
-  return lowerMatchOn(e, *s);
+  if (s->kind == Val::Kind::Maybe) return lowerMaybeMatch(e, *s, through);
+  return lowerMatchOn(e, *s, through);
 }
 
-Result Lowerer::lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee) {
-  if (scrutinee.isRuntimeEnum()) return lowerRuntimeEnumMatch(e, scrutinee, 0);
+Result Lowerer::lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee, const ArmUse* through) {
+  if (scrutinee.isRuntimeEnum()) return lowerRuntimeEnumMatch(e, scrutinee, 0, through);
   const Val* s = &scrutinee;
   for (const ast::MatchArm& arm : e->arms) {
     const ast::Pattern* p = arm.pattern;
@@ -1030,16 +1023,16 @@ Result Lowerer::lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee) {
         if (!bindPattern(p, *s)) return std::nullopt;
         break;
     }
-    if (matches) return lowerExpr(arm.value);
+    if (matches) return lowerArm(arm.value, through);
   }
   return unsupported(e->span, "a `match` whose arm is chosen at run time");
 }
 
-Result Lowerer::lowerIf(const ast::IfExpr* e) {
+Result Lowerer::lowerIf(const ast::IfExpr* e, const ArmUse* through) {
   auto c = lowerExpr(e->condition);
   if (!c) return std::nullopt;
-  if (c->kind == Val::Kind::Bool) return lowerExpr(c->flag ? e->thenValue : e->elseValue);
-  return lowerRuntimeIf(e, *c);
+  if (c->kind == Val::Kind::Bool) return lowerArm(c->flag ? e->thenValue : e->elseValue, through);
+  return lowerRuntimeIf(e, *c, through);
 }
 
 mlir::Location Lowerer::loc(Span s) {

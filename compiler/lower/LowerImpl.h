@@ -261,15 +261,29 @@ class Lowerer {
   Result lowerBinary(const ast::BinaryExpr* e);
   Result lowerCall(const ast::CallExpr* e);
   Result lowerIndex(const ast::IndexExpr* e);
-  Result lowerMatch(const ast::MatchExpr* e);
+  // Where the value an `if` or `match` chooses goes: by default it is the
+  // result (typed as the `if` or `match`); lowerThrough passes a use of it,
+  // lowered in each arm, and the type of that use's result.
+  struct ArmUse {
+    std::function<Result(const ast::Expr*)> lower;  // lowers an arm's value and uses it
+    std::optional<check::Type> type;
+  };
+  Result lowerArm(const ast::Expr* value, const ArmUse* through) {
+    return through ? through->lower(value) : lowerExpr(value);
+  }
+  std::optional<check::Type> armsType(const ast::Expr* choice, const ArmUse* through) {
+    return through ? through->type : std::optional<check::Type>(typeOf(choice));
+  }
+  Result lowerMatch(const ast::MatchExpr* e, const ArmUse* through = nullptr);
   // `match` on a value known while lowering: the first arm that matches.
-  Result lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee);
+  Result lowerMatchOn(const ast::MatchExpr* e, const Val& scrutinee, const ArmUse* through = nullptr);
   // `match` on an optional whose presence is known only at run time (LowerControl.cpp).
-  Result lowerMaybeMatch(const ast::MatchExpr* e, const Val& scrutinee);
-  Result lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& scrutinee, size_t firstArm);
+  Result lowerMaybeMatch(const ast::MatchExpr* e, const Val& scrutinee, const ArmUse* through);
+  Result lowerRuntimeEnumMatch(const ast::MatchExpr* e, const Val& scrutinee, size_t firstArm,
+                               const ArmUse* through);
   std::optional<mlir::Value> enumIndex(const Val& v, Span at);
   Result enumIndexTensor(const Val& v, Span at);
-  Result lowerIf(const ast::IfExpr* e);
+  Result lowerIf(const ast::IfExpr* e, const ArmUse* through = nullptr);
   Result callFunction(const check::CallBinding& binding, const ast::CallExpr* call,
                       std::optional<Val> receiver);
   Result lowerConst(const Module& m, const ast::ConstItem& c, Span at);
@@ -382,7 +396,18 @@ class Lowerer {
   bool unrollBudget(int64_t count, const ast::Expr* at);
   bool lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
                         const std::function<bool(const Val&)>& bindVariable);
-  Result lowerRuntimeIf(const ast::IfExpr* e, const Val& condition);
+  // Lowers `e` and gives its value to `use`, whose result has type `type`;
+  // where `e` is an `if` or `match` yielding a block (which cannot be data),
+  // `use` runs in each arm on the block known there
+  // (`(if c { a } else { b }).forward(x)`).
+  Result lowerThrough(const ast::Expr* e, std::optional<check::Type> type,
+                      const std::function<Result(const Val&)>& use);
+  // Element `e` of the block array `array`, given to `use` (lowerThrough).
+  Result useBlockArrayElement(const Val& array, const ast::IndexExpr* e, const std::function<Result(const Val&)>& use);
+  // The member `m` of `base` (a block's parameter, state or sub-block, a
+  // struct's field).
+  Result memberOf(const Val& base, const ast::MemberExpr* m);
+  Result lowerRuntimeIf(const ast::IfExpr* e, const Val& condition, const ArmUse* through);
   // One arm of a run-time choice: lowers its value (after binding what it
   // binds) with the builder inside its region.
   struct RuntimeArm {
