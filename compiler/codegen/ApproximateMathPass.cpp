@@ -265,8 +265,14 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
                math::CeilOp, math::RoundOp, math::RoundEvenOp, math::TruncOp>(op))
         wide.push_back(op);
     });
+    // The expansions' multiplies and adds may fuse (their accuracy was
+    // measured so: the range reductions round each step once).
+    struct Contract : RewriterBase::Listener {
+      void notifyOperationInserted(Operation* op, OpBuilder::InsertPoint) override { allowContract(op); }
+    } contract;
     GreedyRewriteConfig config;
     config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
+    config.listener = &contract;
 
     RewritePatternSet libm(context);
     populateMathToLibmConversionPatterns(libm);

@@ -22,4 +22,9 @@ namespace linnet::codegen {
 #define GEN_PASS_REGISTRATION
 #include "compiler/codegen/Passes.h.inc"
 
+// Marks `op`, where it is a floating-point arith op, `contract`: the target
+// machine may fuse it with a multiply (or add) also so marked
+// (ContractReductionsPass.cpp).
+void allowContract(mlir::Operation* op);
+
 }  // namespace linnet::codegen

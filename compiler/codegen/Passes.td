@@ -229,6 +229,21 @@ def ForwardArgumentResults : Pass<"linnet-forward-argument-results", "::mlir::Mo
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def ContractReductions : Pass<"linnet-contract-reductions"> {
+  let summary = "Let a loop's accumulating multiply-adds fuse, and nothing else";
+  let description = [{
+    Linnet's arithmetic rounds each operation as IEEE says (spec 13.6); a
+    fused multiply-add rounds once, so the target machine fuses only the
+    multiplies and adds marked `contract`. This pass marks those of
+    reductions: an `arith.addf`/`subf` on the chain from an `scf.for`
+    iteration argument to what the loop yields for it (an accumulator), and
+    a multiply feeding one. Reductions are already computed in the
+    compiler's order (lanes, row blocks: docs/codegen.md, "Numerics"), the
+    numeric policy spec 13.7 leaves to the compiler; elementwise code
+    (`x * y - 1.0`) keeps its two roundings, as numpy's.
+  }];
+}
+
 def GuidedSchedule : Pass<"linnet-guided-schedule"> {
   let summary = "Give every `omp.wsloop` a guided schedule";
   let description = [{

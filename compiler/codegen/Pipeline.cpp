@@ -271,6 +271,8 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   loops.rowPrefetchBytes = target.rowPrefetchBytes();
   loops.tileRowPrefetchBytes = target.tileRowPrefetchBytes();
   OpPassManager& vectorLoops = perFunction();
+  // Marked while the reductions are linalg ops, and again once lowered.
+  vectorLoops.addPass(createContractReductions());
   vectorLoops.addPass(createLinalgToParallelLoops(loops));
   vectorLoops.addPass(createCanonicalizerPass());
   LowerVectorsOptions vectors;
@@ -303,6 +305,9 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   scalars.addPass(arith::createArithExpandOpsPass(expand));
   scalars.addPass(createCanonicalizerPass());
   scalars.addPass(createCSEPass());
+  // Only reductions fuse their multiply-adds (the target machine fuses
+  // nothing else): elementwise code rounds each operation.
+  scalars.addPass(createContractReductions());
   // OpenMP: each `scf.parallel` becomes omp.parallel + omp.wsloop (guided
   // schedule, libomp's default thread count: OMP_NUM_THREADS or every
   // core). The `memref.alloca_scope` it wraps each body in holds no alloca

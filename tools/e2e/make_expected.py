@@ -2294,6 +2294,33 @@ def math_subnormals(rng):
     return calls
 
 
+@program
+def elementwise_rounding(rng):
+    # Each operation rounded once, as numpy does in the operands' dtype.
+    ROUNDED = {"rel": 0.0, "abs": 0.0, "why": "exact: each operation rounded once in its dtype, as numpy does"}
+    up32, down32 = np.float32(1 + 2.0 ** -23), np.float32(1 - 2.0 ** -23)
+    up64, down64 = 1 + 2.0 ** -52, 1 - 2.0 ** -52
+    n = 37  # past a vector's lanes, with a remainder
+    x = np.where(np.arange(n) % 3 == 0, up32, f32(rng.uniform(0.5, 2.0, n))).astype(np.float32)
+    y = np.where(np.arange(n) % 3 == 0, down32, f32(rng.uniform(0.5, 2.0, n))).astype(np.float32)
+    hx = f32(rng.uniform(-3, 3, n))
+    hy = f32(rng.uniform(-3, 3, n))
+    a = np.where(np.arange(n) % 2 == 0, up64, rng.uniform(0.5, 2.0, n))
+    b = np.where(np.arange(n) % 2 == 0, down64, rng.uniform(0.5, 2.0, n))
+    c = np.where(np.arange(n) % 2 == 0, -1.0, rng.uniform(-1, 1, n))
+    one32 = np.float32(1)
+    return [
+        call("scalar32", {"x": typed(up32, "f32"), "y": typed(down32, "f32")},
+             result(up32 * down32 - one32, "f32", ROUNDED)),
+        call("scalar64", {"x": typed(up64, "f64"), "y": typed(down64, "f64")}, result(up64 * down64 - 1.0, "f64", ROUNDED)),
+        call("whole", {"x": x, "y": y}, result(x * y - one32, "f32", ROUNDED)),
+        call("notation", {"x": x, "y": y}, result(x * y - one32, "f32", ROUNDED)),
+        call("hypot", {"x": hx, "y": hy}, result(np.sqrt(hx * hx + hy * hy), "f32", ROUNDED)),
+        call("affine64", {"a": typed(a, "f64"), "b": typed(b, "f64"), "c": typed(c, "f64")},
+             result(a * b + c, "f64", ROUNDED)),
+    ]
+
+
 def main():
     names = sys.argv[1:] or sorted(PROGRAMS)
     OUT.mkdir(parents=True, exist_ok=True)
