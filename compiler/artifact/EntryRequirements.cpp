@@ -1,6 +1,8 @@
 // EntryRequirements: see EntryRequirements.h.
 #include "compiler/artifact/EntryRequirements.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -70,7 +72,8 @@ class Collector {
     stack.push_back(&fn);
     for (const check::WhereClause& c : checked->requirements) {
       std::string index = c.span.valid() ? std::string(sources_.text(c.span)) : std::string();
-      std::string why = index.empty() || index.size() > 64 ? std::string("index") : "index `" + index + "`";
+      std::string why = index.empty() || index.size() > 64 ? std::string(c.what)
+                                                           : fmt::format("{} `{}`", c.what, index);
       if (callee) why += " in `" + fn.name.name + "`";
       if (std::string at = location(c.span); !at.empty()) why += " at " + at;
       add(shape::instantiate(c.lhs, into), c.relation, shape::instantiate(c.rhs, into), why);

@@ -296,8 +296,8 @@ bool checkRequirements(const check::CheckedProgram& program, const ast::BlockIte
       std::string relation(shape::spelling(clause.relation));
       diagnostics.emit(DiagnosticKind::BindingViolatesIndex, Span{}, clause.lhs.str(),
                        std::string(blockName) + "." + fn->name.name,
-                       clause.lhs.str() + " " + relation + " " + clause.rhs.str())
-          .secondary(clause.span, "this index")
+                       clause.lhs.str() + " " + relation + " " + clause.rhs.str(), clause.what)
+          .secondary(clause.span, fmt::format("this {}", clause.what))
           .note(*why);
       ok = false;
     }

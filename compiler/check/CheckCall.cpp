@@ -239,7 +239,10 @@ Type Checker::checkStructConstruction(const ast::CallExpr* call, const ast::Stru
         reportGenericArgument(module(), call->genericArgs[i], g, st.name.name);
         return Type::error();
       }
-      if (auto* d = std::get_if<shape::DimExpr>(&v)) inf.subst.shapes.dims[symbolIdOf(g)] = *d;
+      if (auto* d = std::get_if<shape::DimExpr>(&v)) {
+        requireNonNegative(*d, call->genericArgs[i].span);
+        inf.subst.shapes.dims[symbolIdOf(g)] = *d;
+      }
       if (auto* p = std::get_if<shape::Shape>(&v)) inf.subst.shapes.packs[symbolIdOf(g)] = *p;
       if (auto* t = std::get_if<DType>(&v)) inf.subst.dtypes[&g] = *t;
       continue;
@@ -646,7 +649,10 @@ Type Checker::checkFunctionCall(const ast::CallExpr* call, const Type& callee) {
         return Type::error();
       }
       shape::SymbolId id = symbolIdOf(g);
-      if (auto* d = std::get_if<shape::DimExpr>(&v)) inf.subst.shapes.dims[id] = *d;
+      if (auto* d = std::get_if<shape::DimExpr>(&v)) {
+        requireNonNegative(*d, call->genericArgs[i].span);
+        inf.subst.shapes.dims[id] = *d;
+      }
       if (auto* s = std::get_if<shape::Shape>(&v)) inf.subst.shapes.packs[id] = *s;
       if (auto* t = std::get_if<DType>(&v)) inf.subst.dtypes[&g] = *t;
       inf.boundAt[&g] = call->genericArgs[i].span;

@@ -55,9 +55,13 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
     case ast::ExprKind::IntLiteral:
       return shape::DimExpr::constant(
           static_cast<int64_t>(static_cast<const ast::IntLiteralExpr*>(e)->value));
+    case ast::ExprKind::Member:
     case ast::ExprKind::Name: {
-      const Symbol* symbol = m.symbolOf(static_cast<const ast::NameExpr*>(e)->name);
+      // A name, or a const named through its module (`cfg.W`).
+      auto* member = ast::as<ast::MemberExpr>(e);
+      const Symbol* symbol = m.symbolOf(member ? member->member : static_cast<const ast::NameExpr*>(e)->name);
       if (!symbol) return std::nullopt;
+      if (member && symbol->kind != SymbolKind::Item) return std::nullopt;
       if (symbol->kind == SymbolKind::Generic && symbol->generic && !symbol->generic->isPack &&
           symbol->generic->constraint == ast::GenericKind::Dim)
         return dimSymbol(*symbol->generic);
@@ -74,15 +78,7 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
         constDims_[c] = value;  // `known` may be invalid: evaluating inserted others
         return value;
       }
-      // A `let` of a compile-time integer (`let k = min(A, B)`) in the body
-      // being checked: its value.
-      if (symbol->kind == SymbolKind::Local && scope_ && scope_->module == &m) {
-        auto it = scope_->locals.find(keyOf(symbol->declSpan));
-        if (it != scope_->locals.end() && (it->second.type.kind() == TypeKind::CompileInt ||
-                                           it->second.type.kind() == TypeKind::IntLiteral))
-          return it->second.type.compileValue();
-      }
-      return std::nullopt;
+      return compileTimeLocal(m, *symbol);
     }
     case ast::ExprKind::Paren:
       return dimOf(m, static_cast<const ast::ParenExpr*>(e)->inner, depth);
@@ -163,7 +159,6 @@ std::optional<shape::DimExpr> Checker::dimOf(const Module& m, const ast::Expr* e
     case ast::ExprKind::NoneLiteral:
     case ast::ExprKind::Some:
     case ast::ExprKind::Index:
-    case ast::ExprKind::Member:
     case ast::ExprKind::Tuple:
     case ast::ExprKind::ShapeLiteral:
     case ast::ExprKind::Reduction:
@@ -376,17 +371,35 @@ static std::vector<WhereClause> whereClauses(Checker& checker, const Module& m,
 
 std::optional<shape::DimExpr> Checker::namedDim(const Module& m, const ast::TypeNode* t) {
   auto* named = ast::as<ast::NamedTypeNode>(t);
-  if (!named || named->path.size() != 1 || named->hasGenericArgs) return std::nullopt;
+  if (!named || named->path.empty() || named->hasGenericArgs) return std::nullopt;
+  auto constDim = [&](const ast::Item* item, const Module* owner) -> std::optional<shape::DimExpr> {
+    auto* c = ast::as<ast::ConstItem>(item);
+    if (!c || c->type || !owner) return std::nullopt;
+    return dimOf(*owner, c->value);
+  };
+  // A const named through its module (`cfg.W`).
+  if (named->path.size() > 1) {
+    ResolvedItem r = resolveTypeName(m, *named);
+    return constDim(r.item, r.module);
+  }
   const Symbol* s = m.symbolOf(named->path[0]);
   if (!s) return std::nullopt;
   if (s->kind == SymbolKind::Generic && s->generic && !s->generic->isPack &&
       s->generic->constraint == ast::GenericKind::Dim)
     return dimSymbol(*s->generic);
-  if (s->kind == SymbolKind::Item && s->item && s->item->kind == ast::ItemKind::Const) {
-    auto* c = static_cast<const ast::ConstItem*>(s->item);
-    if (!c->type && s->module) return dimOf(*s->module, c->value);
-  }
-  return std::nullopt;
+  if (s->kind == SymbolKind::Item) return constDim(s->item, s->module);
+  return compileTimeLocal(m, *s);  // `mk<h>()` after `let h = N`
+}
+
+// A `let` of a compile-time integer (`let k = min(A, B)`) in the body being
+// checked: its value.
+std::optional<shape::DimExpr> Checker::compileTimeLocal(const Module& m, const Symbol& s) {
+  if (s.kind != SymbolKind::Local || !scope_ || scope_->module != &m) return std::nullopt;
+  auto it = scope_->locals.find(keyOf(s.declSpan));
+  if (it == scope_->locals.end() ||
+      (it->second.type.kind() != TypeKind::CompileInt && it->second.type.kind() != TypeKind::IntLiteral))
+    return std::nullopt;
+  return it->second.type.compileValue();
 }
 
 GenericValue Checker::genericValue(const Module& m, const ast::GenericArg& arg,

@@ -27,6 +27,17 @@ bool isCompileInt(const Type& t) {
 // requirement (`0 < S` for `x[0]` on `[S]`), checked where the generics are
 // bound; one refuted for every binding (`x[3]` on `[2]`, `x[S]` on `[S]`,
 // `x[0]` under `where S == 0`) is E2209. docs/checker.md, "Constant indices".
+// A dimension the code builds (a shape literal's, `iota`'s length, a
+// generic argument) that the `where` clauses do not prove non-negative: a
+// requirement of the function, like a compile-time index's (a call whose
+// dims make it negative is refused before it runs, rather than sizing a
+// buffer from it). One negative for every binding is E2208 at the caller.
+void Checker::requireNonNegative(const shape::DimExpr& d, Span span) {
+  if (!scope_ || !scope_->out || facts().provablyNonNegative(d)) return;
+  scope_->out->requirements.push_back(
+      WhereClause{d, shape::Relation::GreaterEqual, shape::DimExpr::constant(0), span, "dimension"});
+}
+
 bool Checker::constantIndexInRange(const shape::DimExpr& value, const shape::DimExpr& extent, Span span) {
   shape::Proof nonNegative = facts().provablyNonNegative(value);
   shape::Proof inRange = facts().provablyLess(value, extent);

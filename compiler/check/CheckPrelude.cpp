@@ -59,6 +59,7 @@ std::optional<shape::Shape> Checker::shapeArg(const ast::Expr* e, std::string_vi
           .label(fmt::format("this is `{}`, negative for every allowed binding", d->str()));
       return std::nullopt;
     }
+    requireNonNegative(*d, el.dim->span);
     out.push_back(*d);
   }
   recordNonValue(e);
@@ -501,6 +502,7 @@ Type Checker::checkPreludeCall(const ast::CallExpr* call, const std::string& nam
           .label(fmt::format("this is `{}`, negative for every allowed binding", extent->str()));
       return Type::error();
     }
+    requireNonNegative(*extent, args.positional[0]->span);
     if (!isNumeric(d)) {
       diagnostics_.emit(DiagnosticKind::PreludeDType, call->genericArgs[0].span, name, "Numeric", d.str())
           .label(fmt::format("`{}` is not Numeric", d.str()));

@@ -9,6 +9,8 @@
 // in order).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "compiler/check/CheckerImpl.h"
 
 namespace linnet::check {
@@ -22,7 +24,9 @@ void Checker::bindPattern(const ast::Pattern* p, const Type& t, bool isVar) {
     case ast::PatternKind::Tuple: {
       bool fits = t.kind() == TypeKind::Tuple && t.elements().size() == p->elements.size();
       if (!fits && !t.isError()) {
-        diagnostics_.emit(DiagnosticKind::InvalidPattern, p->span, p->elements.size(), str(t))
+        size_t n = p->elements.size();
+        diagnostics_.emit(DiagnosticKind::InvalidPattern, p->span, fmt::format("{} element{}", n, n == 1 ? "" : "s"),
+                          str(t))
             .label(fmt::format("this pattern cannot match `{}`", str(t)));
       }
       for (size_t i = 0; i < p->elements.size(); ++i)
@@ -33,12 +37,15 @@ void Checker::bindPattern(const ast::Pattern* p, const Type& t, bool isVar) {
     case ast::PatternKind::None:
       // Refutable patterns outside `match` (`let some(v) = x`): no value is
       // bound when they fail (E2117; `match` covers both cases).
-      if (!t.isError())
-        diagnostics_.emit(DiagnosticKind::RefutablePattern, p->span,
-                          p->kind == ast::PatternKind::Some ? "some(...)" : "none", str(t))
-            .label(p->kind == ast::PatternKind::Some ? "`none` does not match this"
-                                                     : "`some(...)` does not match this")
-            .help("use `match` to handle both `some` and `none`");
+      if (!t.isError()) {
+        auto d = diagnostics_.emit(DiagnosticKind::RefutablePattern, p->span,
+                                   p->kind == ast::PatternKind::Some ? "some(...)" : "none", str(t));
+        if (t.kind() != TypeKind::Optional)
+          d.label(fmt::format("`{}` is not optional", str(t)));
+        else
+          d.label(p->kind == ast::PatternKind::Some ? "`none` does not match this" : "`some(...)` does not match this")
+              .help("use `match` to handle both `some` and `none`");
+      }
       if (p->inner) bindPattern(p->inner, Type::error(), isVar);
       return;
   }
@@ -235,6 +242,14 @@ void Checker::checkStmts(const std::vector<ast::Stmt*>& stmts) {
   }
 }
 
+// Whether `t` holds a `none` whose optional type nothing gave (`none`,
+// `(x, none)`, `some(none)`).
+static bool hasUntypedNone(const Type& t) {
+  if (t.kind() == TypeKind::None) return true;
+  if (t.kind() != TypeKind::Tuple && t.kind() != TypeKind::Optional) return false;
+  return std::any_of(t.elements().begin(), t.elements().end(), hasUntypedNone);
+}
+
 void Checker::checkStmt(const ast::Stmt* s) {
   switch (s->kind) {
     case ast::StmtKind::Let: {
@@ -247,10 +262,11 @@ void Checker::checkStmt(const ast::Stmt* s) {
         return;
       }
       Type t = checkValue(let->value, nullptr);
-      if (t.kind() == TypeKind::None) {
+      if (hasUntypedNone(t)) {
         diagnostics_.emit(DiagnosticKind::NoneNeedsContext, let->value->span)
             .label("the optional type of this `none` is unknown")
-            .help("annotate the binding: `let x: Tensor[...; T]? = none`");
+            .help(t.kind() == TypeKind::None ? "annotate the binding: `let x: Tensor[...; T]? = none`"
+                                             : "annotate the binding: `let (a, b): (f32, Tensor[...; T]?) = ...`");
         t = Type::error();
       }
       bindPattern(let->pattern, concretize(t), false);
@@ -266,7 +282,7 @@ void Checker::checkStmt(const ast::Stmt* s) {
       if (var->type) {
         requireType(t, declared, var->value->span, var->type->span, "type declared here", var->value);
         t = declared;
-      } else if (t.kind() == TypeKind::None) {
+      } else if (hasUntypedNone(t)) {
         diagnostics_.emit(DiagnosticKind::NoneNeedsContext, var->value->span)
             .label("the optional type of this `none` is unknown")
             .help("annotate the variable: `var x: Tensor[...; T]? = none`");

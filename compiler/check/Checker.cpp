@@ -135,8 +135,13 @@ struct LocalUses {
     for (const ast::Pattern* e : p->elements) pattern(e);
     pattern(p->inner);
   }
-  // A written type reads the locals its dimensions name (`Tensor[k; f32]`).
+  // A written type reads the locals its dimensions name (`Tensor[k; f32]`),
+  // as does a generic argument that is one (`mk<k>()`).
   void type(const ast::TypeNode* t) {
+    if (auto* named = ast::as<ast::NamedTypeNode>(t); named && named->path.size() == 1) {
+      const Symbol* s = module.symbolOf(named->path[0]);
+      if (s && s->kind == SymbolKind::Local) used.insert(keyOf(s->declSpan));
+    }
     ast::forEachChild(t, [&](const ast::Expr* e) { expr(e); },
                       [&](const ast::TypeNode* x) { type(x); });
   }

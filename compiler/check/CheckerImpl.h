@@ -128,6 +128,7 @@ class Checker {
   // The dimension a generic argument written as a bare name stands for (the
   // parser reads `zeros<M>()`'s `M` as a type): a dim generic or an untyped
   // const, whatever its value.
+  std::optional<shape::DimExpr> compileTimeLocal(const Module& m, const Symbol& s);
   std::optional<shape::DimExpr> namedDim(const Module& m, const ast::TypeNode* t);
   // The first dimension of generic argument (or default) `arg` of `g` that
   // is a negative number (`-1`, an axis of `[2, 0 - 1]`, a const `M = 0 - 2`).
@@ -371,6 +372,7 @@ class Checker {
   // proved nor refuted and recorded as a requirement of the function
   // (CheckedFunction::requirements, checked where the generics are bound),
   // or refuted: E2209 at `span`, false. docs/checker.md, "Constant indices".
+  void requireNonNegative(const shape::DimExpr& d, Span span);
   bool constantIndexInRange(const shape::DimExpr& value, const shape::DimExpr& extent, Span span);
   Type record(const ast::Expr* e, Type t);
   const Module& module() const { return *scope_->module; }

@@ -24,6 +24,9 @@ struct WhereClause {
   shape::Relation relation = shape::Relation::Equal;
   shape::DimExpr rhs;
   Span span;
+  // A requirement's subject, for messages: a compile-time "index", or a
+  // "dimension" the code builds (CheckedFunction::requirements).
+  const char* what = "index";
 };
 
 // A function's signature in its own generics (and its block's).
