@@ -26,6 +26,8 @@ nlohmann::json slotType(const lower::SlotType& s, bool named) {
     nlohmann::json variants = nlohmann::json::array();
     for (const auto& v : s.enumItem->variants) variants.push_back(v.name);
     j["enum"] = {{"name", s.enumItem->name.name}, {"variants", variants}};
+    // An enum's default is its variant's name.
+    if (named && s.defaultValue) j["default"] = s.enumItem->variants[static_cast<size_t>(*s.defaultValue)].name;
   }
   return j;
 }

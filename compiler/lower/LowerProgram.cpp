@@ -455,12 +455,21 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     size_t before = out.args.size();
     if (!addLeaves(t, entry.params[i].name.name, i)) return false;
     if (t.kind() == check::TypeKind::Optional) t = t.elements()[0];
-    // A scalar's default that folds to a number travels with it; any other
-    // default (a tensor expression) is not one the runtime can make.
-    if (entry.params[i].defaultValue && t.isTensor() && t.isScalar() && out.args.size() == before + 1 &&
-        !out.args.back().enumItem)
-      if (std::optional<ConstantNumber> v = foldConstantExpr(module(), entry.params[i].defaultValue))
+    // A scalar's default that folds to a number, or an enum's that names a
+    // variant (its index), travels with it; any other default (a tensor
+    // expression) is not one the runtime can make.
+    const ast::Expr* fallback = entry.params[i].defaultValue;
+    if (fallback && out.args.size() == before + 1 && out.args.back().enumItem) {
+      const ast::Ident* name = nullptr;
+      if (auto* m = ast::as<ast::MemberExpr>(fallback)) name = &m->member;
+      else if (auto* id = ast::as<ast::NameExpr>(fallback)) name = &id->name;
+      const Symbol* variant = name ? module().symbolOf(*name) : nullptr;
+      if (variant && variant->kind == SymbolKind::EnumVariant && variant->item == out.args.back().enumItem)
+        out.args.back().defaultValue = variant->variant;
+    } else if (fallback && t.isTensor() && t.isScalar() && out.args.size() == before + 1) {
+      if (std::optional<ConstantNumber> v = foldConstantExpr(module(), fallback))
         out.args.back().defaultValue = v->asDouble();
+    }
   }
   std::vector<check::Type> resultTypes;
   check::Type declared = instantiate(sig.result);

@@ -664,9 +664,14 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
     std::optional<double> fallback;
     if (a.contains("default")) {
       const json &d = a.at("default");
-      if (!shape->empty() || enumType->has_value())
-        return fail(at + ".default", "only a scalar that is no enum may have a default");
-      if (d.is_boolean())
+      if (!shape->empty())
+        return fail(at + ".default", "only a scalar may have a default");
+      if (enumType->has_value()) {
+        std::optional<std::int32_t> index = d.is_string() ? (*enumType)->indexOf(d.get<std::string>()) : std::nullopt;
+        if (!index)
+          return fail(at + ".default", "expected the name of a variant of `{}`", (*enumType)->name);
+        fallback = *index;
+      } else if (d.is_boolean())
         fallback = d.get<bool>() ? 1.0 : 0.0;
       else if (d.is_number() && std::isfinite(d.get<double>()))
         fallback = d.get<double>();

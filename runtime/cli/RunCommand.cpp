@@ -374,10 +374,16 @@ private:
       // or an .npy can be read as.
       Expected<ArgMap> args = convertArgs(*entry, call);
       if (variants.size() > 1) {
+        // Every argument given is the variant's, and every one of its
+        // arguments not given has a default.
         auto takes = [&](const EntrySpec &variant) {
-          return variant.args.size() == call.args.size() &&
-                 std::all_of(call.args.begin(), call.args.end(),
-                             [&](const auto &arg) { return variant.findArg(arg.first) != nullptr; });
+          auto given = [&](const std::string &name) {
+            return std::any_of(call.args.begin(), call.args.end(), [&](const auto &arg) { return arg.first == name; });
+          };
+          return std::all_of(call.args.begin(), call.args.end(),
+                             [&](const auto &arg) { return variant.findArg(arg.first) != nullptr; }) &&
+                 std::all_of(variant.args.begin(), variant.args.end(),
+                             [&](const auto &a) { return a.defaultValue || given(a.name); });
         };
         std::optional<Expected<ArgMap>> chosen;
         std::set<std::string> failures; // each distinct reason a variant refused the arguments

@@ -281,9 +281,23 @@ TEST(ManifestTest, ArgumentDefaults) {
   ASSERT_TRUE(ok.ok()) << ok.message();
   EXPECT_EQ(ok->findEntry("pick")->args[1].defaultValue, 3.0);
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["args"][0]["default"] = 1; }),
-               "entries[2].args[0].default: only a scalar that is no enum may have a default");
+               "entries[2].args[0].default: only a scalar may have a default");
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["args"][1]["default"] = "3"; }),
                "entries[2].args[1].default: expected a finite number or a bool");
+  // An enum's default is its variant's name; the runtime passes its index.
+  auto enumDefault = [](json value) {
+    return edited([value](json &m) {
+      json &a = m["entries"][2]["args"][1];
+      a["dtype"] = "i32";
+      a["enum"] = {{"name", "Mode"}, {"variants", {"A", "B"}}};
+      a["default"] = value;
+    });
+  };
+  Expected<Manifest> named = parseManifest(enumDefault("B").dump(), "m");
+  ASSERT_TRUE(named.ok()) << named.message();
+  EXPECT_EQ(named->findEntry("pick")->args[1].defaultValue, 1.0);
+  EXPECT_ERROR(enumDefault("C"), "entries[2].args[1].default: expected the name of a variant of `Mode`");
+  EXPECT_ERROR(enumDefault(1), "entries[2].args[1].default: expected the name of a variant of `Mode`");
 }
 
 TEST(ManifestTest, EntryVariants) {
