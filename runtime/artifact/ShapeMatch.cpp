@@ -163,7 +163,7 @@ Expected<DimEnv> matchShapes(const Manifest &manifest, const EntrySpec &entry,
                        dim, entry.name, where, dim);
     }
     if (bind->second < 0 || bind->second > kMaxDim)
-      return makeError("bind {} = {} is outside 0..{}", dim, bind->second, kMaxDim);
+      return makeError("bind {} = {}: a dim is an integer from 0 to {}", dim, bind->second, kMaxDim);
     env[dim] = bind->second;
   }
 

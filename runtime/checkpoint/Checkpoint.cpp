@@ -32,6 +32,21 @@ bool isRegularFile(const fs::path &path) {
   return fs::is_regular_file(path, ignored);
 }
 
+// What a path that is no regular file is, for a message: "does not exist",
+// "is a directory", "is not a regular file" (a FIFO, a device), "cannot be
+// read: ..." (a loop of links, no permission).
+std::string whyNotAFile(const fs::path &path) {
+  std::error_code ec;
+  fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found)
+    return "does not exist";
+  if (ec)
+    return "cannot be read: " + ec.message();
+  if (status.type() == fs::file_type::directory)
+    return "is a directory";
+  return "is not a regular file";
+}
+
 // Reads and parses a whole JSON file (index or config).
 Expected<json> loadJsonFile(const fs::path &path) {
   Expected<MappedFile> mapping = MappedFile::open(path);
@@ -109,6 +124,10 @@ Expected<Checkpoint> Checkpoint::open(const fs::path &directory) {
     loaded = checkpoint.loadSingleFile(singlePath);
   else if (isRegularFile(indexPath))
     loaded = checkpoint.loadShards(indexPath);
+  else if (std::string why = whyNotAFile(indexPath); why != "does not exist")
+    loaded = makeError("{}: {}", indexPath.string(), why);
+  else if (std::string single = whyNotAFile(singlePath); single != "does not exist")
+    loaded = makeError("{}: {}", singlePath.string(), single);
   else
     loaded = makeError("{}: no {} or {} in the checkpoint directory", directory.string(),
                        kSingleFileName, kIndexFileName);
@@ -145,8 +164,8 @@ Status Checkpoint::loadShards(const fs::path &indexPath) {
   for (const auto &[shardName, tensorNames] : *tensorsByShard) {
     fs::path shardPath = directory_ / shardName;
     if (!isRegularFile(shardPath))
-      return makeError("{}: shard {} (listed for tensor {}) does not exist in {}", indexName,
-                       jsonQuoted(shardName), jsonQuoted(tensorNames.front()), directory_.string());
+      return makeError("{}: shard {} (listed for tensor {}) {} in {}", indexName, jsonQuoted(shardName),
+                       jsonQuoted(tensorNames.front()), whyNotAFile(shardPath), directory_.string());
     Expected<SafeTensorsFile> shard = SafeTensorsFile::open(shardPath);
     if (!shard)
       return shard.error();

@@ -21,12 +21,15 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <string>
 
@@ -40,6 +43,19 @@ bool isVariantSpelling(std::string_view text) {
   if (dot == std::string_view::npos)
     return isIdentifier(text);
   return isIdentifier(text.substr(0, dot)) && isIdentifier(text.substr(dot + 1));
+}
+
+// `nan`, `inf`, `+inf`, `-inf` (any case): a float scalar JSON cannot spell.
+std::optional<double> nonFiniteSpelling(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "nan")
+    return std::numeric_limits<double>::quiet_NaN();
+  if (lower == "inf" || lower == "+inf")
+    return std::numeric_limits<double>::infinity();
+  if (lower == "-inf")
+    return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
 }
 
 using nlohmann::json;
@@ -97,7 +113,8 @@ Expected<DimEnv> resolveBinds(const Manifest &manifest, const EntrySpec &entry,
       continue;
     }
     if (!value.is_number_integer() || (value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX))
-      return makeError("bind {}: expected an integer, got {}", shownName(name), shownName(value.dump()));
+      return makeError("bind {}: expected an integer from 0 to {}, got {}", shownName(name), kMaxDim,
+                       shownName(value.dump()));
     env[name] = value.get<std::int64_t>();
   }
   return env;
@@ -282,8 +299,8 @@ private:
           Expected<json> parsed = parseStrictJson(arg->second, "value");
           if (parsed)
             value.literal = std::move(*parsed);
-          else if (isVariantSpelling(arg->second))
-            value.literal = json(arg->second); // an enum variant, `Negate` or `Mode.Negate`
+          else if (isVariantSpelling(arg->second) || nonFiniteSpelling(arg->second))
+            value.literal = json(arg->second); // an enum variant, `Negate` or `Mode.Negate`, or `nan`
           else
             return input(fmt::format("--arg {}: not a number or a nested list: `{}`", shownName(arg->first),
                                      shownName(arg->second)));
@@ -479,8 +496,20 @@ private:
                          names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
       }
       if (value.literal && value.literal->is_string()) {
-        // A variant's name, for an enum argument only.
+        // A variant's name, for an enum argument only; `nan` or `inf` for a
+        // float scalar.
         std::string text = value.literal->get<std::string>();
+        std::optional<double> special = spec->enumType ? std::nullopt : nonFiniteSpelling(text);
+        if (special && isFloatingPoint(spec->dtype) && spec->shape.empty()) {
+          args.emplace(name, HostTensor::scalar(spec->dtype, *special));
+          continue;
+        }
+        if (special && !isFloatingPoint(spec->dtype))
+          return makeError("argument `{}`: `{}` is no value of {}", name, text, dtypeName(spec->dtype));
+        if (special)
+          return makeError("argument `{}`: `{}` stands for a float scalar; a tensor holding one is given as an "
+                           ".npy file",
+                           name, text);
         if (!spec->enumType)
           return makeError("argument `{}`: `{}` is a name, and the argument is not an enum", name, shownName(text));
         std::optional<std::int32_t> index = spec->enumType->indexOf(text);

@@ -161,7 +161,10 @@ Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *c
                          fmt::join(variants, ", "));
       }
       std::string range;
-      if (min && max)
+      if (min && max && *max <= *min) // `pos` of a prefill longer than the cache: no value is right
+        range = fmt::format("can take no value: its range {}..{} (>= {} and < {}) is empty for these dims", *min,
+                            *max, formatBound(*check.min, *min), formatBound(*check.max, *max));
+      else if (min && max)
         range = fmt::format("must be in {}..{} (>= {} and < {})", *min, *max, formatBound(*check.min, *min),
                             formatBound(*check.max, *max));
       else if (min)

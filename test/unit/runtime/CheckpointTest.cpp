@@ -224,7 +224,16 @@ TEST(CheckpointErrorTest, ShardIsADirectory) {
   writeShardedCheckpoint(dir);
   std::filesystem::remove(dir / kShardB);
   std::filesystem::create_directory(dir / kShardB);
-  expectMentions(openError(dir.path()), {kShardB, "does not exist"});
+  expectMentions(openError(dir.path()), {kShardB, "is a directory"});
+}
+
+TEST(CheckpointErrorTest, IndexIsADirectorySaysSo) {
+  TempDir dir;
+  writeShardedCheckpoint(dir);
+  std::filesystem::path index = dir / "model.safetensors.index.json";
+  std::filesystem::remove(index);
+  std::filesystem::create_directory(index);
+  expectMentions(openError(dir.path()), {"model.safetensors.index.json", "is a directory"});
 }
 
 TEST(CheckpointErrorTest, MalformedShardNamesShardAndTensor) {
