@@ -42,6 +42,7 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
   j["version"] = 1;
   j["target"] = {{"kind", "cpu"}, {"triple", target.triple}, {"cpu", target.cpu}, {"features", target.features}};
   j["source"] = {{"package", source.package}, {"block", source.block}, {"hash", source.hash}};
+  if (!source.config.is_null()) j["config"] = source.config;
   nlohmann::json g = nlohmann::json::object();
   for (const auto& [name, value] : generics) {
     if (value.dim) g[name] = *value.dim;

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "compiler/artifact/EntryRequirements.h"
 #include "compiler/bind/EntryChecks.h"
 #include "compiler/bind/GenericValues.h"
@@ -16,6 +18,7 @@ struct ManifestSource {
   std::string package;  // the package or file built
   std::string block;    // the root block
   std::string hash;     // of sources, binding and target (the build cache's key)
+  nlohmann::json config;  // bind::BoundModel::config (null: built without a checkpoint)
 };
 
 struct ManifestTarget {

@@ -176,6 +176,7 @@ class Binder {
   void solveDTypes();
   void applyConfigAndDefaults();
   void checkConstants();
+  void recordConfigRead(const ConfigConstants& constants);
   bool checkAllSolved();
   bool enumerate(size_t entry, std::vector<std::vector<int64_t>>& out);
   void bindTensors(BoundModel& model);
@@ -491,11 +492,29 @@ void Binder::checkConstants() {
   if (inputs_.program && !checkConfigConstants(*constants, *inputs_.program, checkpoint_.config(), diagnostics_,
                                                    [&](const std::string& name) { return checkpoint_.find(name) != nullptr; }))
     ok_ = false;
+  recordConfigRead(*constants);
   if (!inputs_.program) return;
   std::optional<std::vector<BoundConstant>> values =
       resolveConfigValues(*constants, *inputs_.program, checkpoint_.config(), diagnostics_);
   if (values) model_.constants = std::move(*values);
   else ok_ = false;
+}
+
+// The config.json keys this binding read, as they are here: a checkpoint
+// whose config.json says otherwise about one of them needs another build
+// (the runtime compares; docs/abi.md, `config`).
+void Binder::recordConfigRead(const ConfigConstants& constants) {
+  const nlohmann::json& config = checkpoint_.config();
+  if (!config.is_object()) return;
+  std::set<std::string> keys = configKeysRead(constants);
+  for (const auto& [generic, key] : files_.configKeys) keys.insert(key);
+  nlohmann::json values = nlohmann::json::object();
+  nlohmann::json absent = nlohmann::json::array();
+  for (const std::string& key : keys) {
+    if (config.contains(key)) values[key] = config[key];
+    else absent.push_back(key);
+  }
+  model_.config = {{"values", values}, {"absent", absent}};
 }
 
 bool Binder::checkAllSolved() {
@@ -778,6 +797,7 @@ std::optional<BoundModel> Binder::run() {
   BoundModel model;
   model.generics = model_.generics;
   model.constants = model_.constants;
+  model.config = model_.config;
   bindTensors(model);
   sizeState(model);
   if (!ok_) return std::nullopt;

@@ -65,6 +65,11 @@ struct BoundModel {
   std::vector<BoundTensor> tensors;
   std::vector<BoundState> state;
   std::vector<BoundConstant> constants;  // constants.json `from_config`, valued for this checkpoint
+  // The config.json keys the binding read (generics.json's, constants.json's)
+  // with their values here, `{"values": {KEY: VALUE}, "absent": [KEY]}`: the
+  // manifest's `config`, which the runtime compares with the config.json of
+  // the checkpoint it is given (docs/abi.md).
+  nlohmann::json config;
   uint64_t weightBytes = 0;  // of the model's dtype, as the runtime holds them
   uint64_t stateBytes = 0;
 };

@@ -8,6 +8,7 @@
 #include "compiler/bind/ConfigConstants.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 
@@ -495,6 +496,36 @@ std::optional<std::vector<BoundConstant>> resolveConfigValues(const ConfigConsta
   }
   if (!ok) return std::nullopt;
   return out;
+}
+
+std::set<std::string> configKeysRead(const ConfigConstants& constants) {
+  std::set<std::string> keys;
+  auto add = [&](const std::string& path) { keys.insert(path.substr(0, path.find('.'))); };
+  auto addCondition = [&](const ConfigCondition& condition) {
+    for (const auto& [path, value] : condition) add(path);
+  };
+  for (const ConfigConstant& c : constants.constants) add(c.key);
+  for (const ConfigValue& v : constants.values) {
+    add(v.key);
+    for (const ConfigCondition& c : v.unless) addCondition(c);
+  }
+  for (const ConfigRequirement& r : constants.requirements) {
+    add(r.key);
+    addCondition(r.when);
+    // `hidden_size / num_attention_heads`: its names.
+    std::string name;
+    for (char ch : r.sameAs + " ") {
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.') {
+        name += ch;
+      } else {
+        if (!name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]))) add(name);
+        name.clear();
+      }
+    }
+  }
+  if (!keys.empty() || constants.ropeTypes) keys.insert("rope_parameters");
+  if (constants.ropeTypes) keys.insert("rope_scaling");
+  return keys;
 }
 
 }  // namespace linnet::bind

@@ -32,6 +32,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,11 @@ struct ConfigConstants {
   // null `rope_scaling` is the type "default".
   std::optional<std::vector<std::string>> ropeTypes;
 };
+
+// The top-level config.json keys `constants` reads (a dotted path's first
+// part; `rope_parameters`, where every key is also looked up, and
+// `rope_scaling` with the rope types; the keys a `same_as` expression names).
+std::set<std::string> configKeysRead(const ConfigConstants& constants);
 
 // Reads `constants.json` of `packageDir` (absent: no constants). nullopt
 // after reporting a malformed file (E5102).

@@ -230,7 +230,8 @@ int buildArtifact(const CommonOptions& common, LoadedPackage& package, const Bui
     return kExitErrors;
   }
   step = timed.nest("manifest");
-  artifact::ManifestSource source{options.path, root->qualifiedName(), buildIdentity(sources, inputs, target)};
+  artifact::ManifestSource source{options.path, root->qualifiedName(), buildIdentity(sources, inputs, target),
+                                  binding->model ? binding->model->config : nlohmann::json()};
   artifact::ManifestTarget manifestTarget{target.triple, target.cpu, target.features};
   artifact::EntryRequirements requirements = artifact::entryRequirements(checked, entries, inputs.generics, sources);
   out->manifestJson =

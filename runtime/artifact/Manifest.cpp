@@ -327,6 +327,7 @@ private:
 
   Status readTarget(const json &root, Manifest &out) const;
   Status readSource(const json &root, Manifest &out) const;
+  Status readConfig(const json &root, Manifest &out) const;
   Status readGenerics(const json &root, Manifest &out) const;
   Status readParameters(const json &root, Manifest &out) const;
   Status readState(const json &root, Manifest &out) const;
@@ -378,6 +379,39 @@ Status ManifestReader::readSource(const json &root, Manifest &out) const {
     if (!*field)
       return field->status();
   out.source = {*package, *block, *hash};
+  return Status::success();
+}
+
+Status ManifestReader::readConfig(const json &root, Manifest &out) const {
+  Expected<const json *> config = member(root, "config", "", false);
+  if (!config)
+    return config.status();
+  if (!*config)
+    return Status::success();
+  if (Status s = checkObject(**config, "config", {"values", "absent"}); !s)
+    return s;
+  ConfigRecord record;
+  const json &c = **config;
+  if (c.contains("values")) {
+    if (!c.at("values").is_object())
+      return fail("config.values", "expected an object");
+    if (c.at("values").size() > Manifest::kMaxListLength)
+      return fail("config.values", "more than {} keys", Manifest::kMaxListLength);
+    for (const auto &[key, value] : c.at("values").items())
+      record.values.emplace_back(key, value);
+  }
+  if (c.contains("absent")) {
+    if (!c.at("absent").is_array())
+      return fail("config.absent", "expected an array");
+    if (c.at("absent").size() > Manifest::kMaxListLength)
+      return fail("config.absent", "more than {} keys", Manifest::kMaxListLength);
+    for (const json &key : c.at("absent")) {
+      if (!key.is_string())
+        return fail("config.absent", "expected an array of strings");
+      record.absent.push_back(key.get<std::string>());
+    }
+  }
+  out.config = std::move(record);
   return Status::success();
 }
 
@@ -727,7 +761,8 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
 
 Expected<Manifest> ManifestReader::read(const json &root) {
   if (Status s = checkObject(root, "",
-                             {"format", "version", "target", "source", "generics", "parameters", "state", "entries"});
+                             {"format", "version", "target", "source", "config", "generics", "parameters", "state",
+                              "entries"});
       !s)
     return s.error();
   Expected<std::string> format = string(root, "format", "", true);
@@ -745,8 +780,8 @@ Expected<Manifest> ManifestReader::read(const json &root) {
                 (*version)->dump(), kManifestVersion);
 
   Manifest manifest;
-  for (auto step : {&ManifestReader::readTarget, &ManifestReader::readSource, &ManifestReader::readGenerics,
-                    &ManifestReader::readParameters, &ManifestReader::readState})
+  for (auto step : {&ManifestReader::readTarget, &ManifestReader::readSource, &ManifestReader::readConfig,
+                    &ManifestReader::readGenerics, &ManifestReader::readParameters, &ManifestReader::readState})
     if (Status s = (this->*step)(root, manifest); !s)
       return s.error();
 

@@ -19,11 +19,14 @@
 #include "runtime/support/DType.h"
 #include "runtime/support/Status.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace linnet::rt {
@@ -40,6 +43,14 @@ struct TargetSpec {
 
 struct SourceSpec {
   std::string package, block, hash; // informational; may be empty
+};
+
+// The config.json keys the build's binding read (docs/abi.md, `config`): a
+// checkpoint whose config.json holds another value at one of them, or has
+// one of `absent`, is not the model this artifact was built for.
+struct ConfigRecord {
+  std::vector<std::pair<std::string, nlohmann::json>> values;
+  std::vector<std::string> absent;
 };
 
 // A root generic as bound at build time: a dim (integer) or a dtype.
@@ -141,6 +152,7 @@ struct Manifest {
   std::int64_t version = kManifestVersion;
   TargetSpec target;
   SourceSpec source;
+  std::optional<ConfigRecord> config; // built against a checkpoint with a config.json
   std::vector<GenericValue> generics;
   std::vector<ParameterSpec> parameters;
   std::vector<StateSpec> state;

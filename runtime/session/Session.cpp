@@ -132,6 +132,34 @@ double Session::lastCallNativeSeconds() const { return impl_->lastNativeSeconds;
 StateBuffers &Session::state() { return *impl_->state; }
 const StateBuffers &Session::state() const { return *impl_->state; }
 
+// The build bound the model with config.json values (rope theta, norm
+// epsilon, head counts, ...) the tensors do not show: a checkpoint that
+// says otherwise about one of the keys its binding read would run with the
+// wrong numbers, silently. `linnet build` against it refuses or rebinds it.
+static Status checkConfig(const ConfigRecord &record, const Checkpoint &checkpoint, const std::string &source) {
+  auto differs = [&](const std::string &now, const std::string &built) {
+    return makeError("{}: the checkpoint's config.json {}, but the artifact was built for one {}: rebuild it "
+                     "against this checkpoint (`linnet build --checkpoint {}`)",
+                     source, now, built, checkpoint.directory().string());
+  };
+  if (!checkpoint.hasConfig() || !checkpoint.config().is_object())
+    return makeError("{}: the checkpoint has no config.json, but the artifact was built against one: its values "
+                     "cannot be compared (rope theta, norm epsilon, head counts)",
+                     source);
+  const nlohmann::json &config = checkpoint.config();
+  for (const auto &[key, value] : record.values) {
+    if (!config.contains(key))
+      return differs(fmt::format("has no `{}`", key), fmt::format("where it is {}", value.dump()));
+    if (config.at(key) != value)
+      return differs(fmt::format("has `{}` = {}", key, config.at(key).dump()),
+                     fmt::format("where it is {}", value.dump()));
+  }
+  for (const std::string &key : record.absent)
+    if (config.contains(key))
+      return differs(fmt::format("has `{}` = {}", key, config.at(key).dump()), "without it");
+  return Status::success();
+}
+
 Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> checkpoint,
                                   const SessionOptions &options) {
   auto impl = std::make_unique<Impl>(std::move(artifact));
@@ -156,6 +184,9 @@ Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> c
   if (!manifest.parameters.empty() && !impl->checkpoint)
     return makeError("{}: the model has {} parameters but no checkpoint was given", source,
                      manifest.parameters.size());
+  if (manifest.config && impl->checkpoint)
+    if (Status s = checkConfig(*manifest.config, *impl->checkpoint, source); !s)
+      return s.error();
   std::vector<WeightRequest> requests;
   std::set<std::string_view> bound; // the checkpoint tensors the parameters name
   for (const ParameterSpec &param : manifest.parameters) {

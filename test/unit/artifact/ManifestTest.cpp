@@ -300,6 +300,24 @@ TEST(ManifestTest, ArgumentDefaults) {
   EXPECT_ERROR(enumDefault(1), "entries[2].args[1].default: expected the name of a variant of `Mode`");
 }
 
+TEST(ManifestTest, ConfigRecord) {
+  // The config.json keys the build read (docs/abi.md `config`).
+  Expected<Manifest> none = parseManifest(edited([](json &) {}).dump(), "m");
+  ASSERT_TRUE(none.ok()) << none.message();
+  EXPECT_FALSE(none->config.has_value());
+  Expected<Manifest> ok = parseManifest(
+      edited([](json &m) { m["config"] = {{"values", {{"rope_theta", 10000.0}}}, {"absent", {"head_dim"}}}; }).dump(),
+      "m");
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  ASSERT_TRUE(ok->config.has_value());
+  ASSERT_EQ(ok->config->values.size(), 1u);
+  EXPECT_EQ(ok->config->values[0].first, "rope_theta");
+  EXPECT_EQ(ok->config->absent, std::vector<std::string>{"head_dim"});
+  EXPECT_ERROR(edited([](json &m) { m["config"] = {{"values", 3}}; }), "config.values: expected an object");
+  EXPECT_ERROR(edited([](json &m) { m["config"] = {{"absent", {1}}}; }), "config.absent: expected an array of strings");
+  EXPECT_ERROR(edited([](json &m) { m["config"] = {{"keys", json::array()}}; }), "config");
+}
+
 TEST(ManifestTest, EntryVariants) {
   // Variants of `add` (docs/abi.md): the same argument names, told apart by
   // their dtypes and ranks; findVariants lists them in order.
