@@ -33,6 +33,10 @@ int runCommandLine(int argc, char** argv) {
 
   CLI::App app{"linnet: a native compiler and runtime for the Linnet model language", "linnet"};
   app.require_subcommand(0, 1);
+  // Misuse is said as every other error is ("linnet: error: ...").
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("linnet: error: ") + e.what() + "\nRun with --help for more information.\n";
+  });
   bool showVersion = false;
   app.add_flag("-V,--version", showVersion, "Print the version and exit");
   std::string stdDir;

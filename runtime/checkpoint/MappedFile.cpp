@@ -5,7 +5,9 @@
 #include "runtime/support/FileDescriptor.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 #include <fcntl.h>
@@ -18,6 +20,33 @@ namespace linnet::rt {
 namespace {
 
 std::string osReason(int error) { return std::strerror(error); }
+
+// A mapped file cut shorter while the process runs (a checkpoint rewritten
+// under it) makes a read past its new end raise SIGBUS, which killed the
+// process with "Bus error" and nothing else. The handler says what happened
+// and exits with the input-error code; it allocates nothing (only write and
+// _exit), and leaves a SIGBUS whose disposition someone else set alone.
+void onTruncatedMapping(int) {
+  static const char kMessage[] =
+      "error: a mapped file (the checkpoint, or the artifact) became shorter while in use; was it "
+      "rewritten during the run?\n";
+  ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  (void)ignored;
+  ::_exit(1);
+}
+
+void reportTruncatedMappings() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (::sigaction(SIGBUS, nullptr, &current) != 0 || current.sa_handler != SIG_DFL)
+      return;
+    struct sigaction action {};
+    action.sa_handler = onTruncatedMapping;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGBUS, &action, nullptr);
+  });
+}
 
 } // namespace
 
@@ -49,6 +78,7 @@ Expected<MappedFile> MappedFile::open(const std::filesystem::path &path) {
   void *address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
   if (address == MAP_FAILED)
     return makeError("{}: cannot map {} bytes: {}", path.string(), size, osReason(errno));
+  reportTruncatedMappings();
   return MappedFile(path, static_cast<const std::byte *>(address), size);
 }
 

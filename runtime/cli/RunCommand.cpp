@@ -11,6 +11,7 @@
 #include "runtime/generate/Generate.h"
 #include "runtime/generate/StopTokens.h"
 #include "runtime/checkpoint/StrictJson.h"
+#include "runtime/io/AtomicFile.h"
 #include "runtime/io/Npy.h"
 #include "runtime/io/SafeTensorsWriter.h"
 #include "runtime/io/TensorLiteral.h"
@@ -315,6 +316,11 @@ private:
       calls = std::move(*planned);
     }
 
+    // An `--out` that cannot be written is said before any call runs.
+    if (options_.outFile)
+      if (Status s = checkWritable(*options_.outFile); !s)
+        return input(s.message());
+
     // Load.
     Expected<Artifact> artifact = loadArtifact();
     if (!artifact)
@@ -456,7 +462,8 @@ private:
           }
           std::fprintf(options_.out, "%s: %s\n", name.c_str(), text.c_str());
         }
-        saved.emplace_back(std::move(name), std::move((*results)[r]));
+        if (options_.outFile) // kept for the file only
+          saved.emplace_back(std::move(name), std::move((*results)[r]));
       }
       return std::nullopt;
     };

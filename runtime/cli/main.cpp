@@ -10,9 +10,13 @@
 
 #include <CLI/CLI.hpp>
 
-int main(int argc, char **argv) {
-  // Before anything is allocated (MemoryPolicy.h).
-  linnet::rt::retainFreedMemory();
+#include <cstdio>
+#include <new>
+#include <string>
+
+namespace {
+
+int run(int argc, char **argv) {
   linnet::rt::RunOptions options;
   CLI::App app{"Run an entry of a compiled linnet artifact (.lnpkg) against a checkpoint, or continue a prompt.",
                "linnet-run"};
@@ -30,6 +34,10 @@ int main(int argc, char **argv) {
   app.add_option("--batch8", batch8, "with --bench: the same model built with Batch=8, for decode_rows at 8 rows");
   app.add_flag("--json", json, "with --bench: the figures as JSON");
   app.add_option("--build-seconds", buildSeconds, "with --bench: the build time to report (from `linnet bench`)");
+  // Misuse is said as every other error is ("linnet-run: error: ...").
+  app.failure_message([](const CLI::App *, const CLI::Error &e) {
+    return std::string("linnet-run: error: ") + e.what() + "\nRun with --help for more information.\n";
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -58,4 +66,19 @@ int main(int argc, char **argv) {
   benchOptions.buildSeconds = buildSeconds;
   benchOptions.json = json;
   return linnet::rt::benchCommand(benchOptions);
+}
+
+} // namespace
+
+// Running out of memory (a `ulimit -v`, a huge calls file) is an error
+// message and exit 1, as in `linnet run`, not an abort.
+int main(int argc, char **argv) {
+  // Before anything is allocated (MemoryPolicy.h).
+  linnet::rt::retainFreedMemory();
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc &) {
+    std::fputs("linnet-run: error: out of memory\n", stderr);
+    return linnet::rt::kExitInputError;
+  }
 }

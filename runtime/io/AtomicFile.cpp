@@ -20,10 +20,28 @@ namespace {
 // A device, pipe or socket named as the output (`-o /dev/null`, `--out
 // /dev/stdout`) is written to, not replaced: renaming over it replaced
 // /dev/full with a regular file, and a write to it must fail as it does.
-Status writeToSpecialFile(const std::filesystem::path &path, std::string_view bytes) {
-  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+// A FIFO is opened without blocking, so one that no process reads is an
+// error rather than a wait without end; writes then block as usual.
+Expected<int> openSpecialFile(const std::filesystem::path &path) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0 && errno == ENXIO)
+    return makeError("{}: cannot open: a pipe that no process reads", path.string());
   if (fd < 0)
     return makeError("{}: cannot open: {}", path.string(), std::strerror(errno));
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    int saved = errno;
+    close(fd);
+    return makeError("{}: cannot open: {}", path.string(), std::strerror(saved));
+  }
+  return fd;
+}
+
+Status writeToSpecialFile(const std::filesystem::path &path, std::string_view bytes) {
+  Expected<int> opened = openSpecialFile(path);
+  if (!opened)
+    return opened.error();
+  int fd = *opened;
   Status written = writeAll(fd, std::as_bytes(std::span(bytes)));
   if (close(fd) != 0 && written)
     return makeError("{}: cannot close: {}", path.string(), std::strerror(errno));
@@ -59,16 +77,58 @@ Status rewriteInPlace(const std::filesystem::path &path, std::string_view bytes)
 
 } // namespace
 
-Status writeFileAtomically(const std::filesystem::path &requested, std::string_view bytes) {
-  // A symbolic link is followed, so the file it names is replaced and the
-  // link stays (rename would replace the link itself).
+namespace {
+
+// A symbolic link is followed, so the file it names is replaced and the
+// link stays (rename would replace the link itself).
+Expected<std::filesystem::path> followLink(const std::filesystem::path &requested) {
   std::error_code ec;
-  std::filesystem::path path = requested;
-  if (std::filesystem::is_symlink(requested, ec)) {
-    path = std::filesystem::weakly_canonical(requested, ec);
-    if (ec)
-      return makeError("{}: cannot follow the link: {}", requested.string(), ec.message());
+  if (!std::filesystem::is_symlink(requested, ec))
+    return requested;
+  std::filesystem::path path = std::filesystem::weakly_canonical(requested, ec);
+  if (ec)
+    return makeError("{}: cannot follow the link: {}", requested.string(), ec.message());
+  return path;
+}
+
+} // namespace
+
+Status checkWritable(const std::filesystem::path &requested) {
+  Expected<std::filesystem::path> followed = followLink(requested);
+  if (!followed)
+    return followed.error();
+  const std::filesystem::path &path = *followed;
+  struct stat existing {};
+  if (stat(path.c_str(), &existing) == 0) {
+    if (S_ISDIR(existing.st_mode))
+      return makeError("{}: is a directory", path.string());
+    if (!S_ISREG(existing.st_mode)) {
+      Expected<int> fd = openSpecialFile(path);
+      if (!fd)
+        return fd.error();
+      close(*fd);
+      return Status::success();
+    }
+  } else if (errno != ENOENT) {
+    return makeError("{}: {}", path.string(), std::strerror(errno));
   }
+  // A new file must be possible in its directory (the temporary file is).
+  std::filesystem::path dir = path.parent_path();
+  std::string tmpl = ((dir.empty() ? std::filesystem::path(".") : dir) / ("." + path.filename().string() + ".XXXXXX"))
+                         .string();
+  int fd = mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd < 0)
+    return makeError("{}: cannot create a file there: {}", path.string(), std::strerror(errno));
+  close(fd);
+  unlink(tmpl.c_str());
+  return Status::success();
+}
+
+Status writeFileAtomically(const std::filesystem::path &requested, std::string_view bytes) {
+  Expected<std::filesystem::path> followed = followLink(requested);
+  if (!followed)
+    return followed.error();
+  const std::filesystem::path &path = *followed;
   struct stat existing {};
   bool exists = stat(path.c_str(), &existing) == 0;
   if (exists && S_ISDIR(existing.st_mode))

@@ -23,6 +23,12 @@ namespace linnet::rt {
 // and the owner stay.
 Status writeFileAtomically(const std::filesystem::path &path, std::string_view bytes);
 
+// Whether writeFileAtomically(path, ...) may succeed, for a command to say
+// before its long work (every call of `--calls`) rather than after: not a
+// directory, a pipe some process reads, a directory that takes a new file.
+// Leaves nothing behind.
+Status checkWritable(const std::filesystem::path &path);
+
 struct FileOwner {
   uid_t uid;
   gid_t gid;

@@ -85,5 +85,33 @@ TEST(AtomicFile, AnotherUsersFileKeepsItsOwner) {
   EXPECT_EQ(readAll(dir / "f"), "new");
 }
 
+// checkWritable says before the work what writeFileAtomically would say
+// after it, and leaves nothing behind; a FIFO that no process reads is an
+// error, not a wait.
+TEST(AtomicFileTest, CheckWritableBeforeTheWork) {
+  test::TempDir dir;
+  EXPECT_TRUE(checkWritable(dir / "new.bin").ok());
+  writeText(dir / "old.bin", "x");
+  EXPECT_TRUE(checkWritable(dir / "old.bin").ok());
+  EXPECT_EQ(readAll(dir / "old.bin"), "x");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto &e : std::filesystem::directory_iterator(dir.path()))
+    ++entries;
+  EXPECT_EQ(entries, 1u); // no temporary file left
+  Status missing = checkWritable(dir / "no-dir" / "x.bin");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("cannot create a file there"), std::string::npos) << missing.message();
+  Status directory = checkWritable(dir.path());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_NE(directory.message().find("is a directory"), std::string::npos) << directory.message();
+  ASSERT_EQ(mkfifo((dir / "pipe").c_str(), 0600), 0);
+  Status pipe = checkWritable(dir / "pipe");
+  ASSERT_FALSE(pipe.ok());
+  EXPECT_NE(pipe.message().find("a pipe that no process reads"), std::string::npos) << pipe.message();
+  Status write = writeFileAtomically(dir / "pipe", "bytes");
+  ASSERT_FALSE(write.ok());
+  EXPECT_NE(write.message().find("a pipe that no process reads"), std::string::npos) << write.message();
+}
+
 } // namespace
 } // namespace linnet::rt
