@@ -45,6 +45,7 @@ if __name__ == "__main__":
     enter_venv(__file__)
 
 import argparse  # noqa: E402
+import gc  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import re  # noqa: E402
@@ -310,13 +311,19 @@ def make_one(name, spec, pkg: Path, out: Path, seed):
 # what the package's source fixes, the root generics to `--bind`, how HF's
 # tensor names become the checkpoint's, and the calls: the entry, its
 # arguments (int tokens as JSON lists, float inputs as .npy beside calls.json)
-# and HF's outputs for them. Names: a package with a bindings.json reads the
-# names it lists (HF's own, the published checkpoint's), so `names` is None
-# there and the tensors keep HF's names; a package without one reads its own
-# parameter paths, and `names` maps HF's names onto them: (regex, replacement)
-# pairs, the first that matches the whole name wins, a replacement None drops
-# the tensor (HF holds it, the package does not read it). A name no rule
-# matches is an error here, and a package path left unbound is linnet's E5103.
+# and HF's outputs for them. Names: a package with a bindings.json (every hub
+# package has one now) reads the names it lists (HF's own, the published
+# checkpoint's), so the tensors keep HF's names, spelled as the published
+# checkpoint spells them where that differs from the HF class's state dict
+# (`published`: a function of the state-dict name, e.g. BERT's `bert.` prefix
+# and LayerNorm gamma/beta), and `drop` (regexes of state-dict names) leaves
+# out what the package does not read; its arrays are as long as it lists them
+# (`listed`). A package without one reads its own parameter paths, and
+# `names` maps HF's names onto them: (regex, replacement) pairs, the first
+# that matches the whole name wins, a replacement None drops the tensor (HF
+# holds it, the package does not read it); its arrays get `listed`'s tiny
+# default. A name no rule matches is an error here, and a package path left
+# unbound is linnet's E5103. `names` None: the package needs its bindings.json.
 # `kind` of an output: "logits" (class or token scores: check_hub.py also
 # compares the top-1 of each last-axis row) or "features" (no top-1).
 
@@ -438,19 +445,55 @@ def bert_config(T, **kw):
 
 def bert_generics(TypeVocab=2, MaxPositions=MAX_SEQ):
     return dict(Vocab=VOCAB, MaxPositions=MaxPositions, TypeVocab=TypeVocab, D=64, Heads=4,
-                Inner=128, Layers=2, T="f32")
+                Inner=128, Layers=listed("layers", 2), T="f32")
+
+
+def bert_published(prefix, gamma_beta=False):
+    """BertModel/RobertaModel state-dict names -> the published checkpoint's:
+    under the pretraining model's `bert.`/`roberta.`, and for
+    bert-base-uncased, whose checkpoint predates the rename, LayerNorm
+    `gamma`/`beta` (transformers renames them on load)."""
+    def published(name):
+        if gamma_beta:
+            name = re.sub(r"LayerNorm\.weight$", "LayerNorm.gamma", name)
+            name = re.sub(r"LayerNorm\.bias$", "LayerNorm.beta", name)
+        return prefix + name
+    return published
 
 
 def array_lengths(bindings_path: Path):
     """{array: length} for every `<array>.N.` the package's bindings.json names
     (the hub lists each element, and an element past the bound length is
-    E5102, so the tiny checkpoint has as many)."""
+    E5102, so the tiny checkpoint has as many), by the array's name (the
+    longest where arrays of one name differ) and by its dotted path
+    (`down2_attn0.blocks`)."""
     keys = json.loads(bindings_path.read_text())
     out = {}
     for k in keys:
         for m in re.finditer(r"(?:^|\.)([A-Za-z_]+)\.(\d+)\.", k):
             out[m.group(1)] = max(out.get(m.group(1), 0), int(m.group(2)) + 1)
+        parts = k.split(".")
+        for i, part in enumerate(parts[1:-1], 1):
+            if part.isdigit():
+                path = ".".join(parts[:i])
+                out[path] = max(out.get(path, 0), int(part) + 1)
     return out
+
+
+def listed(array, default=None):
+    """A generic (MODULE_SPECS' `generics`): the length of `array` (a name or
+    a dotted path, see array_lengths) in the package's bindings.json, which
+    lists every element; `default` where the package has none (its own
+    parameter paths, a tiny count)."""
+    def value(lengths):
+        if lengths is None:
+            if default is None:
+                raise SystemExit(f"the package has no bindings.json to count `{array}` in")
+            return default
+        if array not in lengths:
+            raise SystemExit(f"bindings.json names no element of `{array}`")
+        return lengths[array]
+    return value
 
 
 def whisper_names():
@@ -554,6 +597,17 @@ def vae_name(name):
                  ("to_v.", "value."), ("to_out.0.", "proj."), ("conv_shortcut.", "shortcut.")):
         name = name.replace(a, b)
     return re.sub(r"^conv_norm_out\.", "norm_out.", name)
+
+
+def vae_published(name):
+    """diffusers AutoencoderKL names -> sd-vae-ft-mse's published ones: the
+    mid-block attention keeps the old diffusers names (query, key, value,
+    proj_attn), which diffusers converts on load."""
+    for a, b in ((".to_q.", ".query."), (".to_k.", ".key."), (".to_v.", ".value."),
+                 (".to_out.0.", ".proj_attn.")):
+        if name.startswith("decoder.mid_block.attentions."):
+            name = name.replace(a, b)
+    return name
 
 
 def unet_name(name):
@@ -692,36 +746,42 @@ def sam_calls(model, g):
 MODULE_SPECS = {
     "bert-base-uncased": dict(
         hf_class="BertModel",
-        config=lambda T, b: bert_config(T),
+        config=lambda T, b: bert_config(T, num_hidden_layers=b["Layers"]),
         generics=bert_generics(),
         names=bert_names(),
+        published=bert_published("bert.", gamma_beta=True),
         calls=bert_calls("pool"),
         note="BERT: post-norm, LayerNorm eps 1e-12, erf GELU, token types, pooler (tanh)"),
     "all-MiniLM-L6-v2": dict(
         hf_class="BertModel",
-        config=lambda T, b: bert_config(T),
+        config=lambda T, b: bert_config(T, num_hidden_layers=b["Layers"]),
         generics=bert_generics(),
         names=[(r"pooler\..*", None)] + bert_names(),   # sentence-transformers reads no pooler
+        drop=[r"pooler\..*"],
         calls=bert_calls("embed"),
         note="BERT (no pooler) + sentence-transformers mean pooling and L2 norm"),
     "roberta-base": dict(
         hf_class="RobertaModel",
         config=lambda T, b: bert_config(T, roberta=True, max_position_embeddings=MAX_SEQ + 2,
                                      type_vocab_size=1, layer_norm_eps=1e-5, pad_token_id=1,
-                                     bos_token_id=0, eos_token_id=2),
+                                     bos_token_id=0, eos_token_id=2,
+                                     num_hidden_layers=b["Layers"]),
         generics=bert_generics(TypeVocab=1, MaxPositions=MAX_SEQ + 2),
         names=[(r"pooler\..*", None)] + bert_names(),
+        drop=[r"pooler\..*"],                    # roberta-base's checkpoint has no pooler
+        published=bert_published("roberta."),
         calls=bert_calls(None),
         note="RoBERTa: positions from 2 (pad id 1, not in the tokens), eps 1e-5, one token type"),
     "vit-base-patch16-224": dict(
         hf_class="ViTForImageClassification",
         config=lambda T, b: T.ViTConfig(image_size=IMAGE, patch_size=8, num_channels=3,
-                                     hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                     hidden_size=64, num_hidden_layers=b["Layers"],
+                                     num_attention_heads=4,
                                      intermediate_size=128, hidden_act="gelu",
                                      layer_norm_eps=1e-12, qkv_bias=True, num_labels=10,
                                      hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0),
         generics=dict(Height=IMAGE, Width=IMAGE, Channels=3, Patch=8, D=64, Heads=4, Inner=128,
-                      Layers=2, Classes=10, T="f32"),
+                      Layers=listed("layers", 2), Classes=10, T="f32"),
         names=vit_names(r"vit\.", [(r"layernorm_before\.(weight|bias)", r"norm_before.\2"),
                                    (r"layernorm_after\.(weight|bias)", r"norm_after.\2"),
                                    (r"intermediate\.dense\.(weight|bias)", r"up.\2"),
@@ -733,14 +793,15 @@ MODULE_SPECS = {
     "dinov2-base": dict(
         hf_class="Dinov2Model",
         config=lambda T, b: T.Dinov2Config(image_size=IMAGE, patch_size=8, num_channels=3,
-                                        hidden_size=64, num_hidden_layers=2,
+                                        hidden_size=64, num_hidden_layers=b["Layers"],
                                         num_attention_heads=4, mlp_ratio=2, hidden_act="gelu",
                                         layer_norm_eps=1e-6, layerscale_value=1.0,
                                         use_swiglu_ffn=False, qkv_bias=True,
                                         hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
                                         drop_path_rate=0.0),
         generics=dict(Height=IMAGE, Width=IMAGE, Channels=3, Patch=8, D=64, Heads=4, Inner=128,
-                      Layers=2, T="f32"),
+                      Layers=listed("layers", 2), T="f32"),
+        drop=[r"embeddings\.mask_token"],          # masked-image modeling: not in the package
         names=vit_names("", [(r"norm([12])\.(weight|bias)", r"norm\2.\3"),
                              (r"layer_scale([12])\.lambda1", r"layer_scale\2.lambda1"),
                              (r"mlp\.fc1\.(weight|bias)", r"up.\2"),
@@ -753,15 +814,17 @@ MODULE_SPECS = {
         hf_class="SiglipModel",
         config=lambda T, b: T.SiglipConfig(
             vision_config=dict(image_size=IMAGE, patch_size=8, num_channels=3, hidden_size=64,
-                               num_hidden_layers=2, num_attention_heads=4, intermediate_size=128,
+                               num_hidden_layers=b["VisionLayers"], num_attention_heads=4,
+                               intermediate_size=128,
                                hidden_act="gelu_pytorch_tanh", layer_norm_eps=1e-6),
-            text_config=dict(vocab_size=VOCAB, hidden_size=64, num_hidden_layers=2,
+            text_config=dict(vocab_size=VOCAB, hidden_size=64, num_hidden_layers=b["TextLayers"],
                              num_attention_heads=4, intermediate_size=128,
                              max_position_embeddings=8, hidden_act="gelu_pytorch_tanh",
                              layer_norm_eps=1e-6, projection_size=64)),
         generics=dict(Height=IMAGE, Width=IMAGE, Channels=3, Patch=8, VisionD=64, VisionHeads=4,
-                      VisionInner=128, VisionLayers=2, Vocab=VOCAB, MaxPositions=8, TextD=64,
-                      TextHeads=4, TextInner=128, TextLayers=2, T="f32"),
+                      VisionInner=128, VisionLayers=listed("vision_layers", 2), Vocab=VOCAB,
+                      MaxPositions=8, TextD=64, TextHeads=4, TextInner=128,
+                      TextLayers=listed("text_layers", 2), T="f32"),
         names=siglip_layer_names(r"vision_model", "vision_layers")
         + siglip_layer_names(r"text_model", "text_layers") + [
             (r"vision_model\.embeddings\.patch_embedding\.weight", "patch_weight"),
@@ -796,6 +859,7 @@ MODULE_SPECS = {
                                         downsample_in_first_stage=False, num_labels=10),
         generics=dict(Height=IMAGE, Width=IMAGE, Classes=10, T="f32"),
         names=resnet18_names() + [(r".*num_batches_tracked", None)],
+        drop=[r".*num_batches_tracked"],
         calls=lambda model, g: [("forward", {"image": (x := image(g, 2))},
                                  model(pixel_values=x).logits, "logits")],
         note="ResNet-18 (widths fixed in the source): BatchNorm eps 1e-5, image 32, 10 classes"),
@@ -825,7 +889,7 @@ MODULE_SPECS = {
             sep_token_id=2, mask_token_id=3, reference_compile=False),
         # Layers: the first layer and Period per cycle, as many cycles as bindings.json lists.
         generics=dict(Vocab=VOCAB, D=64, Heads=4, Inner=64,
-                      Layers=lambda n: 1 + 3 * n["cycles"], Window=4, Period=3, T="f32"),
+                      Layers=lambda n: 1 + 3 * listed("cycles")(n), Window=4, Period=3, T="f32"),
         names=None,
         drop=[r"head\..*", r"decoder\..*"],       # the masked-LM head: not in the package
         calls=lambda model, g: [("forward", {"tokens": (t := tokens(g, 2, 12))},
@@ -834,10 +898,13 @@ MODULE_SPECS = {
              "10000 local, every 3rd layer global, local window 4 (+-2) over 12 tokens"),
     "whisper-tiny": dict(
         hf_class="WhisperForConditionalGeneration",
-        config=lambda T, b: whisper_config(T),
-        generics=dict(Mels=8, Frames=16, D=64, Heads=4, Inner=128, EncoderLayers=2,
-                      DecoderLayers=2, Vocab=VOCAB, MaxTokens=16, T="f32"),
+        config=lambda T, b: whisper_config(T, (b["EncoderLayers"], b["DecoderLayers"])),
+        generics=dict(Mels=8, Frames=16, D=64, Heads=4, Inner=128,
+                      EncoderLayers=listed("encoder_layers", 2),
+                      DecoderLayers=listed("decoder_layers", 2), Vocab=VOCAB, MaxTokens=16,
+                      T="f32"),
         names=whisper_names(),
+        drop=[r"proj_out\.weight"],                # tied to the token embedding
         calls=whisper_calls(stateful=False),
         note="Whisper: pre-norm, eps 1e-5, erf GELU, conv stem (stride 1, 2), no k bias, "
              "tied head; 8 mels, 16 frames"),
@@ -845,8 +912,8 @@ MODULE_SPECS = {
         hf_class="WhisperForConditionalGeneration",
         config=lambda T, b: whisper_config(T, (b["EncoderLayers"], b["DecoderLayers"])),
         generics=dict(Mels=8, Frames=16, D=64, Heads=4, Inner=128,
-                      EncoderLayers=lambda n: n["encoder_layers"],
-                      DecoderLayers=lambda n: n["decoder_layers"],
+                      EncoderLayers=listed("encoder_layers"),
+                      DecoderLayers=listed("decoder_layers"),
                       Vocab=VOCAB, MaxTokens=16, Batch=1, T="f32"),
         names=None,
         drop=[r"proj_out\.weight"],
@@ -862,6 +929,8 @@ MODULE_SPECS = {
             sample_size=32),
         generics=dict(H=4, W=3, T="f32"),
         names=vae_name,
+        drop=[r"(encoder|quant_conv)\..*"],        # the package is the decoder
+        published=vae_published,
         calls=lambda model, g: [("decode", {"latent": (z := torch_randn(g, 1, 4, 4, 3))},
                                  model.decode(z).sample, "features")],
         note="SD VAE decoder (widths fixed in the source): GroupNorm 32 eps 1e-6, one-head "
@@ -878,19 +947,24 @@ MODULE_SPECS = {
             addition_embed_type="text_time", addition_time_embed_dim=256,
             projection_class_embeddings_input_dim=2816, norm_num_groups=32, norm_eps=1e-5,
             act_fn="silu", flip_sin_to_cos=True, freq_shift=0),
-        # Depth1/Depth2 (transformer blocks per attention at 640/1280) are SDXL's 2 and 10.
-        generics=dict(MidH=2, MidW=1, Depth1=2, Depth2=1, T="f32"),
+        # Depth1/Depth2 (transformer blocks per attention at 640/1280) are SDXL's 2 and 10,
+        # which bindings.json lists: so the tiny checkpoint is SDXL's whole UNet (2.6 B
+        # parameters, 5.1 GB in bf16) at a tiny latent; 2 and 1 without a bindings.json.
+        generics=dict(MidH=2, MidW=1, Depth1=listed("down1_attn0.blocks", 2),
+                      Depth2=listed("down2_attn0.blocks", 1), T="f32"),
         names=unet_name,
         calls=lambda model, g: unet_calls(model, g, 2, 1),
-        note="SDXL UNet (widths fixed in the source): text-time conditioning, GEGLU, linear "
-             "projections; Depth1 2, Depth2 1 (SDXL: 2, 10); latent 8 x 4, 4 text tokens"),
+        note=lambda b: "SDXL UNet (widths fixed in the source): text-time conditioning, GEGLU, "
+             f"linear projections; Depth1 {b['Depth1']}, Depth2 {b['Depth2']} (SDXL: 2, 10); "
+             "latent 8 x 4, 4 text tokens"),
     "gpt-oss-20b": dict(
         hf_class="GptOssForCausalLM",
         config=lambda T, b: T.GptOssConfig(
             vocab_size=VOCAB, hidden_size=64, intermediate_size=64, head_dim=16,
-            num_attention_heads=8, num_key_value_heads=1, num_hidden_layers=4,
+            num_attention_heads=8, num_key_value_heads=1, num_hidden_layers=b["Layers"],
             num_local_experts=4, num_experts_per_tok=2, sliding_window=4,
-            layer_types=["sliding_attention", "full_attention"] * 2, rope_theta=150000.0,
+            layer_types=["sliding_attention", "full_attention"] * (b["Layers"] // 2),
+            rope_theta=150000.0,
             rope_scaling={"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0,
                           "beta_slow": 1.0, "original_max_position_embeddings": 4096,
                           "truncate": False},
@@ -899,7 +973,8 @@ MODULE_SPECS = {
             tie_word_embeddings=False, router_aux_loss_coef=0.0, output_router_logits=False,
             pad_token_id=0, bos_token_id=1, eos_token_id=2),
         generics=dict(Vocab=VOCAB, H=64, Heads=8, KvHeads=1, HeadDim=16, Inner=64, Experts=4,
-                      TopK=2, Layers=4, Window=4, Batch=1, MaxSeq=MAX_SEQ, T="f32"),
+                      TopK=2, Layers=lambda n: 2 * listed("pairs", 2)(n), Window=4, Batch=1,
+                      MaxSeq=MAX_SEQ, T="f32"),
         names=gpt_oss_name,
         post_init=gpt_oss_mxfp4,
         calls=gpt_oss_calls,
@@ -1001,8 +1076,23 @@ def random_module_state(model, seed):
             v = torch.full(shape, -1.0)
         else:
             v = n(shape, 0.5)
-        sd[name] = v
-    return {k: (v.to(torch.bfloat16) if v.is_floating_point() else v) for k, v in sd.items()}
+        sd[name] = v.to(torch.bfloat16)   # one at a time: no second f32 copy of the model
+    return sd
+
+
+def load_in_parts(model, sd, part_bytes=1 << 29):
+    """model.load_state_dict of `sd` upcast to f32, some 512 MB at a time, so
+    that a model of full-width layers (SDXL's UNet: 2.6 B parameters) is not
+    held twice in f32."""
+    assert set(sd) == set(model.state_dict()), "the random state is the model's"
+    part, size = {}, 0
+    for i, (k, v) in enumerate(sd.items()):
+        part[k] = v.float() if v.is_floating_point() else v
+        size += part[k].numel() * 4
+        if size >= part_bytes or i == len(sd) - 1:
+            _, unexpected = model.load_state_dict(part, strict=False)
+            assert not unexpected, unexpected
+            part, size = {}, 0
 
 
 def make_module(name, spec, pkg: Path, out: Path, seed):
@@ -1011,9 +1101,17 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
     import transformers
     from safetensors.torch import save_file
 
-    # Generics: a value, or a function of the array lengths bindings.json lists.
-    lengths = array_lengths(pkg / "bindings.json") if (pkg / "bindings.json").exists() else {}
+    # Generics: a value, or a function of the array lengths bindings.json
+    # lists (None without one: see `listed`).
+    has_bindings = (pkg / "bindings.json").exists()
+    lengths = array_lengths(pkg / "bindings.json") if has_bindings else None
     binds = {k: (v(lengths) if callable(v) else v) for k, v in spec["generics"].items()}
+    # Names: with a bindings.json, the ones it lists (HF's, as the published
+    # checkpoint spells them: `published`); without one, `names`.
+    names = None if has_bindings else spec.get("names")
+    if names is None and not has_bindings:
+        raise SystemExit(f"{name}: the package has no bindings.json, and the spec no `names`")
+    published = spec.get("published") or (lambda k: k)
     torch.manual_seed(seed)
     if spec.get("library") == "diffusers":
         model = diffusers_eager(spec["model"](import_diffusers(), binds))
@@ -1024,9 +1122,8 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
         cls = getattr(transformers, spec["hf_class"])
         model = cls._from_config(cfg, attn_implementation="eager")
     sd = random_module_state(model, seed)
-    missing, unexpected = model.load_state_dict(
-        {k: (v.float() if v.is_floating_point() else v) for k, v in sd.items()}, strict=False)
-    assert not missing and not unexpected, (missing, unexpected)
+    load_in_parts(model, sd)
+    del sd
     model = model.float().eval()
     extra, dense = {}, []
     if spec.get("post_init"):     # tensors stored otherwise than HF's module holds them
@@ -1039,12 +1136,13 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
     for k, v in list(state.items()) + list(extra.items()):
         if any(re.fullmatch(p, k) for p in spec.get("drop", [])):
             continue
-        to = rename(k, spec["names"]) if spec.get("names") is not None else k
+        to = rename(k, names) if names is not None else published(k)
         if to is not None:
             if to in tensors:
                 raise SystemExit(f"{name}: two HF tensors named `{to}`")
             tensors[to] = (v.detach().to(torch.bfloat16) if k not in extra else v).contiguous()
-    if spec.get("names") is None:   # bindings.json's names: each must exist
+    del state
+    if names is None:   # bindings.json's names: each must exist
         bound = set(json.loads((pkg / "bindings.json").read_text()).values())
         absent = sorted(bound - set(tensors))
         if absent:
@@ -1061,13 +1159,18 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
         cfg.save_pretrained(ck)
     else:
         model.save_config(ck)
-    save_file(tensors, ck / "model.safetensors", metadata={"format": "pt"})
 
     # The reference: bf16 weights (upcast: the model above holds them in f32),
-    # HF in f32, eager attention.
+    # HF in f32, eager attention. Then the checkpoint, the f32 model freed
+    # first (save_file copies every tensor once more).
     g = torch.Generator().manual_seed(seed + 1)
     with torch.no_grad():
         calls = spec["calls"](model, g)
+    del model
+    gc.collect()
+    save_file(tensors, ck / "model.safetensors", metadata={"format": "pt"})
+    n_tensors = len(tensors)
+    del tensors
     refs, outputs, jcalls = {}, [], []
     for i, (entry, args, result, kind) in enumerate(calls):
         jargs = {}
@@ -1090,7 +1193,8 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
     (ck / "calls.json").write_text(json.dumps({"calls": jcalls}) + "\n")
     meta = {"model": name, "hf_class": spec["hf_class"], "entry": calls[0][0],
             "entries": sorted({c[0] for c in calls}), "bind": binds,
-            "note": spec["note"], "outputs": outputs,
+            "note": spec["note"](binds) if callable(spec["note"]) else spec["note"],
+            "outputs": outputs,
             "reference": "reference.safetensors", "calls": "calls.json",
             "transformers": transformers.__version__, "torch": torch.__version__}
     if spec.get("library") == "diffusers":
@@ -1098,7 +1202,7 @@ def make_module(name, spec, pkg: Path, out: Path, seed):
     (ck / "hub-check.json").write_text(json.dumps(meta, indent=1) + "\n")
     peaks = ", ".join(f"{o['entry']} {o['shape']} max|ref| {refs[o['name']].abs().max().item():.3g}"
                       for o in outputs)
-    print(f"  {name}: {spec['hf_class']}, {len(tensors)} tensors; {peaks}", flush=True)
+    print(f"  {name}: {spec['hf_class']}, {n_tensors} tensors; {peaks}", flush=True)
 
 
 def main():
