@@ -79,6 +79,12 @@ Status rewriteInPlace(const std::filesystem::path &path, std::string_view bytes)
 
 namespace {
 
+// The mkostemp template of `path`'s temporary file: `.NAME.XXXXXX` beside it.
+std::string temporaryName(const std::filesystem::path &path) {
+  std::filesystem::path dir = path.parent_path();
+  return ((dir.empty() ? std::filesystem::path(".") : dir) / ("." + path.filename().string() + ".XXXXXX")).string();
+}
+
 // A symbolic link is followed, so the file it names is replaced and the
 // link stays (rename would replace the link itself).
 Expected<std::filesystem::path> followLink(const std::filesystem::path &requested) {
@@ -113,9 +119,7 @@ Status checkWritable(const std::filesystem::path &requested) {
     return makeError("{}: {}", path.string(), std::strerror(errno));
   }
   // A new file must be possible in its directory (the temporary file is).
-  std::filesystem::path dir = path.parent_path();
-  std::string tmpl = ((dir.empty() ? std::filesystem::path(".") : dir) / ("." + path.filename().string() + ".XXXXXX"))
-                         .string();
+  std::string tmpl = temporaryName(path);
   int fd = mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0)
     return makeError("{}: cannot create a file there: {}", path.string(), std::strerror(errno));
@@ -153,9 +157,7 @@ Status writeFileAtomically(const std::filesystem::path &requested, std::string_v
 
 Status replaceWithNewFile(const std::filesystem::path &path, std::string_view bytes, mode_t mode,
                           std::optional<FileOwner> owner, bool *ownerRefused) {
-  std::filesystem::path dir = path.parent_path();
-  std::string tmpl = ((dir.empty() ? std::filesystem::path(".") : dir) / ("." + path.filename().string() + ".XXXXXX"))
-                         .string();
+  std::string tmpl = temporaryName(path);
   int fd = mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd < 0)
     return makeError("{}: cannot create a temporary file: {}", path.string(), std::strerror(errno));
