@@ -80,7 +80,9 @@ bool Lowerer::assignState(const ast::AssignStmt* s) {
       if (v->value.getType() != want)
         v->value = builder_.create<mlir::tensor::CastOp>(loc(s->value->span), want, v->value);
     } else {
-      unsupported(s->value->span, fmt::format("this value for the state `{}`", path));
+      // Inside index notation the value is one element: a state is a whole tensor.
+      unsupported(s->value->span, notation_ ? fmt::format("writing the state `{}` inside index notation", path)
+                                            : fmt::format("this value for the state `{}`", path));
       return false;
     }
   }
