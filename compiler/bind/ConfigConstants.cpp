@@ -241,6 +241,7 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
           for (auto& [field, content] : rule.items()) {
             if (field == "key") continue;
             if (field == "is") r.is = content, ++expectations;
+            else if (field == "one_of" && content.is_array() && !content.empty()) r.oneOf = content, ++expectations;
             else if (field == "same_as" && content.is_string()) r.sameAs = content.get<std::string>(), ++expectations;
             else if (field == "every") r.every = content, ++expectations;
             else if (field == "why" && content.is_string()) r.why = content.get<std::string>();
@@ -249,7 +250,7 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
           }
         }
         if (!good || expectations != 1)
-          invalid("each `requires` rule is {\"key\": PATH, and one of \"is\": VALUE, \"same_as\": PATH (or \"PATH / PATH\", \"PATH * PATH\"), "
+          invalid("each `requires` rule is {\"key\": PATH, and one of \"is\": VALUE, \"one_of\": [VALUE, ...], \"same_as\": PATH (or \"PATH / PATH\", \"PATH * PATH\"), "
                   "\"every\": VALUE; optionally \"when\": {PATH: VALUE, ...}, \"when_tensor\": NAME and "
                   "\"why\": TEXT}");
         else
@@ -325,6 +326,11 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
       if (!raw || raw->is_null()) continue;
       std::string expected;
       if (rule.is && !sameValue(*raw, *rule.is)) expected = shown(*rule.is);
+      if (rule.oneOf && std::none_of(rule.oneOf->begin(), rule.oneOf->end(),
+                                     [&](const nlohmann::json& v) { return sameValue(*raw, v); })) {
+        expected = "one of ";
+        for (const nlohmann::json& v : *rule.oneOf) expected += (&v == &rule.oneOf->front() ? "" : ", ") + shown(v);
+      }
       if (!rule.sameAs.empty()) {
         std::optional<nlohmann::json> other = sameAsValue(config, rule.sameAs);
         if (other && !sameValue(*raw, *other))

@@ -70,6 +70,7 @@ struct ConfigValue {
 struct ConfigRequirement {
   std::string key;                      // dotted path, also looked up in `rope_parameters`
   std::optional<nlohmann::json> is;     // the value, numbers compared as numbers
+  std::optional<nlohmann::json> oneOf;  // or: an array of values, any of which will do (spellings of one thing)
   std::string sameAs;                   // or: the value of this other key, when present
   std::optional<nlohmann::json> every;  // or: an array whose every element is this
   ConfigCondition when;                 // checked only when all of these hold

@@ -137,27 +137,32 @@ const StateBuffers &Session::state() const { return *impl_->state; }
 // says otherwise about one of the keys its binding read would run with the
 // wrong numbers, silently. `linnet build` against it refuses or rebinds it.
 static Status checkConfig(const ConfigRecord &record, const Checkpoint &checkpoint, const std::string &source) {
-  auto differs = [&](const std::string &now, const std::string &built) {
-    return makeError("{}: the checkpoint's config.json {}, but the artifact was built for one {}: rebuild it "
-                     "against this checkpoint (`linnet build --checkpoint {}`)",
-                     source, now, built, checkpoint.directory().string());
-  };
   if (!checkpoint.hasConfig() || !checkpoint.config().is_object())
     return makeError("{}: the checkpoint has no config.json, but the artifact was built against one: its values "
                      "cannot be compared (rope theta, norm epsilon, head counts)",
                      source);
+  // A null value is an absent key (transformers reads both as its default).
   const nlohmann::json &config = checkpoint.config();
-  for (const auto &[key, value] : record.values) {
-    if (!config.contains(key))
-      return differs(fmt::format("has no `{}`", key), fmt::format("where it is {}", value.dump()));
-    if (config.at(key) != value)
-      return differs(fmt::format("has `{}` = {}", key, config.at(key).dump()),
-                     fmt::format("where it is {}", value.dump()));
-  }
+  auto here = [&](const std::string &key) -> const nlohmann::json * {
+    auto it = config.find(key);
+    return it == config.end() || it->is_null() ? nullptr : &*it;
+  };
+  auto shown = [](const nlohmann::json *value) { return value ? value->dump() : std::string("absent"); };
+  std::vector<std::string> differences;
+  auto compare = [&](const std::string &key, const nlohmann::json *built) {
+    const nlohmann::json *now = here(key);
+    if ((now == nullptr) != (built == nullptr) || (now && *now != *built))
+      differences.push_back(fmt::format("`{}` is {} (the build's: {})", key, shown(now), shown(built)));
+  };
+  for (const auto &[key, value] : record.values)
+    compare(key, value.is_null() ? nullptr : &value);
   for (const std::string &key : record.absent)
-    if (config.contains(key))
-      return differs(fmt::format("has `{}` = {}", key, config.at(key).dump()), "without it");
-  return Status::success();
+    compare(key, nullptr);
+  if (differences.empty())
+    return Status::success();
+  return makeError("{}: the checkpoint's config.json differs from the one the artifact was built against: {}; "
+                   "rebuild it against this checkpoint (`linnet build --checkpoint {}`)",
+                   source, fmt::join(differences, ", "), checkpoint.directory().string());
 }
 
 Expected<Session> Session::create(Artifact artifact, std::optional<Checkpoint> checkpoint,
