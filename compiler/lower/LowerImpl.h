@@ -488,10 +488,14 @@ class Lowerer {
     std::string name;
     Val result;  // the structure of what it returns; its tensors are the results
     std::vector<shape::SymbolId> dims;
-    // Per tensor of `result`, then per state member: which function result
-    // it is. A value returned twice (a layer returning the state it wrote)
-    // is one result, so bufferization keeps it in place.
+    // Per tensor of `result`, then per state member the body writes: which
+    // function result it is. A value returned twice (a layer returning the
+    // state it wrote) is one result, so bufferization keeps it in place.
     std::vector<unsigned> resultOf;
+    // Per state member: whether the body writes it (one it only reads is no
+    // result: the caller's value stands, and an entry calling only such
+    // bodies writes no state).
+    std::vector<bool> stateWritten;
   };
   std::map<std::string, Outlined> outlined_;
   int depth_ = 0;                      // instantiation depth (recursion guard)

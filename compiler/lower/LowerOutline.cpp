@@ -112,9 +112,14 @@ std::optional<Result> Lowerer::callOutlined(const ast::FunctionItem& f, Frame& c
       callee.params = args;
       if (lowerBody(f.body)) result = callee.returned ? *callee.returned : Val::of(Val::Kind::Unit);
     }
-    // The element's state after the body: extra results the caller takes.
+    // The element's state the body wrote: extra results the caller takes.
     std::vector<mlir::Value> stateAfter;
-    for (const std::string& p : state) stateAfter.push_back(state_.at(prefix + p));
+    unsigned firstState = static_cast<unsigned>(dimIds.size() + params.size());
+    for (size_t i = 0; i < state.size(); ++i) {
+      mlir::Value now = state_.at(prefix + state[i]);
+      o.stateWritten.push_back(now != body->getArgument(firstState + static_cast<unsigned>(i)));
+      if (o.stateWritten.back()) stateAfter.push_back(now);
+    }
     entryDims_ = savedDims;
     parameterArgs_ = savedParams;
     state_ = savedState;
@@ -154,7 +159,8 @@ std::optional<Result> Lowerer::callOutlined(const ast::FunctionItem& f, Frame& c
   llvm::SmallVector<mlir::Value> values;
   for (unsigned r : o.resultOf) values.push_back(call.getResult(r));
   Val result = refill(o.result, values, next);
-  for (const std::string& p : state) state_[prefix + p] = values[next++];
+  for (size_t i = 0; i < state.size(); ++i)
+    if (o.stateWritten[i]) state_[prefix + state[i]] = values[next++];
   return result;
 }
 
