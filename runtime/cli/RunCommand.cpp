@@ -526,7 +526,7 @@ private:
         args.emplace(name, HostTensor::scalar(DType::I32, static_cast<double>(*index)));
         continue;
       }
-      Expected<HostTensor> tensor = value.npyPath ? readNpyAs(*value.npyPath, spec->dtype, exactNpy)
+      Expected<HostTensor> tensor = value.npyPath ? readNpyAs(*value.npyPath, spec->dtype, exactNpy, spec->shape.size())
                                                   : tensorFromJson(*value.literal, spec->dtype, spec->shape.size());
       if (!tensor)
         return makeError("argument `{}`: {}", name, tensor.message());

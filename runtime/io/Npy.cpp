@@ -212,7 +212,16 @@ std::string_view descrOf(DType dtype) {
 
 } // namespace
 
-Expected<HostTensor> parseNpy(std::span<const std::byte> bytes, std::string_view sourceName) {
+namespace {
+
+// A checked header and the data it describes, not yet copied.
+struct NpyImage {
+  DType dtype;
+  std::vector<std::int64_t> shape;
+  std::span<const std::byte> data;
+};
+
+Expected<NpyImage> inspectNpy(std::span<const std::byte> bytes, std::string_view sourceName) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, 6) != 0)
     return makeError("{}: not a .npy file (bad magic)", sourceName);
   auto major = static_cast<std::uint8_t>(bytes[6]);
@@ -255,34 +264,53 @@ Expected<HostTensor> parseNpy(std::span<const std::byte> bytes, std::string_view
   if (*size != available)
     return makeError("{}: shape ({}) of {} needs {} bytes of data, the file has {}", sourceName,
                      fmt::join(header->shape, ", "), dtypeName(*dtype), *size, available);
-  const std::byte *data = bytes.data() + dataStart;
-  std::vector<std::byte> owned(data, data + *size);
-  if (*dtype == DType::Bool)
+  return NpyImage{*dtype, header->shape, bytes.subspan(dataStart, *size)};
+}
+
+Expected<HostTensor> copyNpy(const NpyImage &image) {
+  std::vector<std::byte> owned(image.data.begin(), image.data.end());
+  if (image.dtype == DType::Bool)
     for (std::byte &b : owned)
       if (static_cast<std::uint8_t>(b) > 1)
         b = std::byte{1};
-  return HostTensor::fromBytes(*dtype, header->shape, std::move(owned));
+  return HostTensor::fromBytes(image.dtype, image.shape, std::move(owned));
 }
 
-Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, bool exact) {
+} // namespace
+
+Expected<HostTensor> parseNpy(std::span<const std::byte> bytes, std::string_view sourceName) {
+  Expected<NpyImage> image = inspectNpy(bytes, sourceName);
+  if (!image)
+    return image.error();
+  return copyNpy(*image);
+}
+
+Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, bool exact,
+                               std::optional<std::size_t> rank) {
   Expected<MappedFile> file = MappedFile::open(path);
   if (!file)
     return file.error();
-  Expected<HostTensor> tensor = parseNpy(file->bytes(), path.string());
-  if (!tensor)
+  // The header's dtype and rank are checked before the data is copied (a
+  // file of gigabytes with the wrong rank was read whole first).
+  Expected<NpyImage> image = inspectNpy(file->bytes(), path.string());
+  if (!image)
+    return image.error();
+  bool widened = !exact && dtype == DType::BF16 && (image->dtype == DType::F32 || image->dtype == DType::F16);
+  if (image->dtype != dtype && !widened)
+    return makeError("{}: holds {} data, but {} is expected", path.string(), dtypeName(image->dtype),
+                     dtypeName(dtype));
+  if (rank && image->shape.size() != *rank)
+    return makeError("{}: has rank {} (shape ({})), but the argument has rank {}", path.string(), image->shape.size(),
+                     fmt::join(image->shape, ", "), *rank);
+  Expected<HostTensor> tensor = copyNpy(*image);
+  if (!tensor || !widened)
     return tensor;
-  if (tensor->dtype() == dtype)
-    return tensor;
-  if (!exact && dtype == DType::BF16 && (tensor->dtype() == DType::F32 || tensor->dtype() == DType::F16)) {
-    Expected<HostTensor> converted = HostTensor::zeros(dtype, tensor->shape());
-    if (!converted)
-      return converted;
-    for (std::int64_t i = 0; i < tensor->elementCount(); ++i)
-      storeElement(converted->bytes().data() + i * 2, dtype, tensor->elementAsDouble(i));
+  Expected<HostTensor> converted = HostTensor::zeros(dtype, tensor->shape());
+  if (!converted)
     return converted;
-  }
-  return makeError("{}: holds {} data, but {} is expected", path.string(), dtypeName(tensor->dtype()),
-                   dtypeName(dtype));
+  for (std::int64_t i = 0; i < tensor->elementCount(); ++i)
+    storeElement(converted->bytes().data() + i * 2, dtype, tensor->elementAsDouble(i));
+  return converted;
 }
 
 Expected<std::string> encodeNpy(const HostTensor &tensor) {

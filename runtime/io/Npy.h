@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -27,8 +28,10 @@ Expected<HostTensor> parseNpy(std::span<const std::byte> bytes, std::string_view
 
 // Reads `path` and returns it as `dtype`: the file's dtype must be `dtype`,
 // except that f32 or f16 data may be read as bf16 (NumPy has no bf16),
-// rounded to nearest even, unless `exact`.
-Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, bool exact = false);
+// rounded to nearest even, unless `exact`; and its rank `rank` where given.
+// Both are checked from the header, before the data is copied.
+Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, bool exact = false,
+                               std::optional<std::size_t> rank = std::nullopt);
 
 // The bytes of a `.npy` (version 1) file holding `tensor` (not for bf16,
 // which NumPy cannot represent). For tests and tools.

@@ -195,6 +195,11 @@ TEST(NpyTest, ReadAsDType) {
   ASSERT_FALSE(wrong.ok());
   EXPECT_HAS(wrong.message(), "holds f32 data, but i32 is expected");
   EXPECT_FALSE(readNpyAs(dir / "absent.npy", DType::F32).ok());
+  // The argument's rank, from the header, before the data is copied.
+  EXPECT_TRUE(readNpyAs(path, DType::F32, false, 1).ok());
+  Expected<HostTensor> rank = readNpyAs(path, DType::F32, false, 2);
+  ASSERT_FALSE(rank.ok());
+  EXPECT_HAS(rank.message(), "has rank 1 (shape (2)), but the argument has rank 2");
 }
 
 TEST(SafeTensorsWriterTest, RoundTripsThroughTheCheckpointReader) {
