@@ -25,6 +25,12 @@ void allowContract(Operation* op) {
 
 namespace {
 
+// Marks a multiply found feeding a reduction's accumulation, so that the add
+// it feeds once the reduction is unrolled is known as the reduction's. Not
+// `contract` itself: the math expansions mark their own multiplies so, and an
+// elementwise add of their result is no reduction.
+constexpr llvm::StringLiteral kReductionProduct = "linnet.reduction_product";
+
 // The adds and subtractions between `acc` and `next` (what the loop yields
 // for it, perhaps through a select of masked lanes): every one whose
 // operands lead back to `acc`, and the multiplies feeding them.
@@ -39,16 +45,13 @@ void markAccumulation(BlockArgument acc, Value next) {
     if (!found || isa<arith::SelectOp>(op)) return found;
     allowContract(op);
     for (Value operand : op->getOperands())
-      if (auto mul = operand.getDefiningOp<arith::MulFOp>()) allowContract(mul);
+      if (auto mul = operand.getDefiningOp<arith::MulFOp>()) {
+        allowContract(mul);
+        mul->setAttr(kReductionProduct, UnitAttr::get(mul->getContext()));
+      }
     return true;
   };
   reaches(next);
-}
-
-bool contractable(Operation* op) {
-  auto fm = dyn_cast_or_null<arith::ArithFastMathInterface>(op);
-  auto flags = fm ? fm.getFastMathFlagsAttr() : arith::FastMathFlagsAttr();
-  return flags && bitEnumContainsAll(flags.getValue(), arith::FastMathFlags::contract);
 }
 
 struct ContractReductionsPass : impl::ContractReductionsBase<ContractReductionsPass> {
@@ -75,7 +78,8 @@ struct ContractReductionsPass : impl::ContractReductionsBase<ContractReductionsP
     getOperation()->walk([](Operation* op) {
       if (!isa<arith::AddFOp, arith::SubFOp>(op)) return;
       for (Value operand : op->getOperands())
-        if (auto mul = operand.getDefiningOp<arith::MulFOp>(); mul && contractable(mul)) allowContract(op);
+        if (auto mul = operand.getDefiningOp<arith::MulFOp>(); mul && mul->hasAttr(kReductionProduct))
+          allowContract(op);
     });
   }
 };

@@ -8,7 +8,7 @@
 #all = affine_map<(d0) -> ()>
 
 // CHECK-LABEL: func @dot
-// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> {linnet.reduction_product} : f32
 // CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
 func.func @dot(%a: tensor<8xf32>, %b: tensor<8xf32>, %init: tensor<f32>) -> tensor<f32> {
   %r = linalg.generic {indexing_maps = [#id, #id, #all], iterator_types = ["reduction"]}
@@ -56,9 +56,9 @@ func.func @elementwise(%a: tensor<8xf32>, %b: tensor<8xf32>, %init: tensor<8xf32
 
 // A loop's accumulator, through an add chain and a select of masked lanes.
 // CHECK-LABEL: func @loop
-// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> {linnet.reduction_product} : vector<16xf32>
 // CHECK-NEXT: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
-// CHECK-NEXT: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-NEXT: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> {linnet.reduction_product} : vector<16xf32>
 // CHECK-NEXT: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
 // CHECK-NEXT: arith.select
 func.func @loop(%x: vector<16xf32>, %y: vector<16xf32>, %m: vector<16xi1>, %n: index) -> vector<16xf32> {
@@ -77,15 +77,21 @@ func.func @loop(%x: vector<16xf32>, %y: vector<16xf32>, %m: vector<16xi1>, %n: i
 }
 
 // A reduction's product once its combiner is lowered: the add of a product
-// marked contract is the reduction's; the product of an elementwise add is not.
+// marked as a reduction's is the reduction's; the add of an elementwise
+// product is not, nor that of a math expansion's product, which carries
+// `contract` of its own (`exp(x) * y + c` rounds its sum).
 // CHECK-LABEL: func @lowered
 // CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK-NEXT: arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
-func.func @lowered(%x: vector<16xf32>, %y: vector<16xf32>, %c: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
-  %p = arith.mulf %x, %y fastmath<contract> : vector<16xf32>
+// CHECK-NEXT: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : vector<16xf32>
+// CHECK-NEXT: arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+func.func @lowered(%x: vector<16xf32>, %y: vector<16xf32>, %c: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+  %p = arith.mulf %x, %y fastmath<contract> {linnet.reduction_product} : vector<16xf32>
   %s = arith.addf %c, %p : vector<16xf32>
   %q = arith.mulf %x, %x : vector<16xf32>
   %t = arith.addf %q, %c : vector<16xf32>
-  return %s, %t : vector<16xf32>, vector<16xf32>
+  %e = arith.mulf %y, %y fastmath<contract> : vector<16xf32>
+  %u = arith.addf %e, %c : vector<16xf32>
+  return %s, %t, %u : vector<16xf32>, vector<16xf32>, vector<16xf32>
 }
