@@ -59,6 +59,7 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
     if (!e.defaults.empty()) entry["defaults"] = e.defaults;
     entry["args"] = nlohmann::json::array();
     for (const lower::SlotType& a : e.args) entry["args"].push_back(slotType(a, true));
+    if (!e.defaulted.empty()) entry["defaulted"] = e.defaulted;
     entry["results"] = nlohmann::json::array();
     for (const lower::SlotType& r : e.results) entry["results"].push_back(slotType(r, false));
     entry["state"] = e.writesState ? "write" : e.readsState ? "read" : "none";

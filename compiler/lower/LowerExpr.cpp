@@ -792,6 +792,8 @@ static Result coerceTo(Lowerer& l, const Val& v, const check::Type& type, Span a
   }
 }
 
+Result Lowerer::coerceToType(const Val& v, const check::Type& type, Span at) { return coerceTo(*this, v, type, at); }
+
 Result Lowerer::callFunction(const check::CallBinding& binding, const ast::CallExpr* call,
                              std::optional<Val> receiver) {
   const ast::FunctionItem& f = *binding.callee;

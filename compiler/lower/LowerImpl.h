@@ -453,7 +453,13 @@ class Lowerer {
   // The variants `entry` is compiled as: one per length of each pack generic
   // and per dtype of each unbound type generic that the arguments decide
   // (docs/lowering.md "Entry variants"); nullopt after reporting.
-  std::optional<std::vector<EntryVariant>> variantsOf(const ast::FunctionItem& entry);
+  std::optional<std::vector<EntryVariant>> variantsOf(const ast::FunctionItem& entry, const Module& module);
+  // `v` as a value of `type`: untyped numbers become its tensors.
+  Result coerceToType(const Val& v, const check::Type& type, Span at);
+  // Whether the manifest carries parameter `param`'s default of `entry`
+  // (a number a scalar folds to, an enum's variant), so that the runtime
+  // fills it in; any other default is computed by a variant of its own.
+  bool defaultTravels(const Module& module, const ast::FunctionItem& entry, size_t param, const check::Type& type);
   bool lowerEntry(const manifest::EntryRef& entry, const EntryVariant& variant, LoweredEntry& out);
   // A shape pack's default of dims only (`*S: Shape = [2, 3]`), else null.
   const ast::ShapeLiteralExpr* packDefault(const ast::GenericParam& g) const;

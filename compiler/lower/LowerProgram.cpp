@@ -47,7 +47,7 @@ std::optional<LoweredProgram> Lowerer::run() {
   bool ok = true;
   for (const manifest::EntryRef& e : compiled) {
     if (!wanted(e)) continue;
-    std::optional<std::vector<EntryVariant>> variants = variantsOf(*e.entry);
+    std::optional<std::vector<EntryVariant>> variants = variantsOf(*e.entry, *e.module);
     if (!variants) {
       ok = false;
       continue;
@@ -169,7 +169,7 @@ shape::SymbolId freshDimSymbol() {
 
 }  // namespace
 
-std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::FunctionItem& entry) {
+std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::FunctionItem& entry, const Module& module) {
   const check::CheckedFunction* checked = inputs_.checked->functionOf(&entry);
   if (!checked || !checked->signature) return std::vector<EntryVariant>{EntryVariant{}};
   std::vector<EntryVariant> out{EntryVariant{}};
@@ -271,17 +271,57 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
       };
   for (size_t i = 0; i < entry.params.size(); ++i)
     if (!findOptionals(checked->signature->params[i], entry.params[i].name.name, i, false)) return std::nullopt;
+  // A parameter's default other than `none` (`o: f32? = some(2.0)`) is a
+  // third choice: left out, the variant computing the default runs; an
+  // explicit `none` runs the one without it.
+  auto defaultsToSome = [&](const std::string& path) {
+    for (const ast::Param& p : entry.params)
+      if (p.name.name == path) return p.defaultValue && !ast::as<ast::NoneLiteralExpr>(p.defaultValue);
+    return false;
+  };
   for (const std::string& path : optionals) {
     std::string spelled = path;
     std::replace(spelled.begin(), spelled.end(), '.', '_');
     if (!times(
-            2, [&](EntryVariant& e, size_t k) { if (k == 1) e.absent.insert(path); },
-            [&](size_t k) { return k == 1 ? "_no_" + spelled : std::string(); }))
+            defaultsToSome(path) ? 3 : 2,
+            [&](EntryVariant& e, size_t k) {
+              if (k >= 1) e.absent.insert(path);
+              if (k == 2) e.defaulted.insert(path);
+            },
+            [&](size_t k) { return k == 1 ? "_no_" + spelled : k == 2 ? "_default_" + spelled : std::string(); }))
+      return std::nullopt;
+  }
+  // A default the manifest cannot carry (`k: i64 = N * 2`, `e: f64 =
+  // exp(1.0)`, a tensor's) is computed by the code: a variant that takes the
+  // argument, and one that leaves it out and lowers its default. (An
+  // optional's absent variant above computes a default other than `none`.)
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    const ast::Expr* fallback = entry.params[i].defaultValue;
+    const check::Type& t = checked->signature->params[i];
+    if (!fallback || t.kind() == check::TypeKind::Optional || defaultTravels(module, entry, i, t)) continue;
+    const std::string& name = entry.params[i].name.name;
+    if (!times(
+            2, [&](EntryVariant& e, size_t k) { if (k == 1) e.defaulted.insert(name); },
+            [&](size_t k) { return k == 1 ? "_default_" + name : std::string(); }))
       return std::nullopt;
   }
   for (size_t v = 0; v < out.size(); ++v)
     out[v].symbol = out.size() == 1 ? entry.name.name : entry.name.name + "_" + suffixes[v];
   return out;
+}
+
+bool Lowerer::defaultTravels(const Module& module, const ast::FunctionItem& entry, size_t param,
+                             const check::Type& type) {
+  const ast::Expr* fallback = entry.params[param].defaultValue;
+  if (!fallback) return false;
+  if (type.kind() == check::TypeKind::Enum) {
+    const ast::Ident* name = nullptr;
+    if (auto* m = ast::as<ast::MemberExpr>(fallback)) name = &m->member;
+    else if (auto* id = ast::as<ast::NameExpr>(fallback)) name = &id->name;
+    const Symbol* variant = name ? module.symbolOf(*name) : nullptr;
+    return variant && variant->kind == SymbolKind::EnumVariant && variant->item == type.enumItem();
+  }
+  return type.isTensor() && type.isScalar() && foldConstantExpr(module, fallback).has_value();
 }
 
 bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& variant, LoweredEntry& out) {
@@ -453,22 +493,21 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   for (size_t i = 0; i < entry.params.size(); ++i) {
     check::Type t = instantiate(sig.params[i]);
     size_t before = out.args.size();
+    if (variant.defaulted.count(entry.params[i].name.name)) continue;  // computed from its default
     if (!addLeaves(t, entry.params[i].name.name, i)) return false;
-    if (t.kind() == check::TypeKind::Optional) t = t.elements()[0];
     // A scalar's default that folds to a number, or an enum's that names a
-    // variant (its index), travels with it; any other default (a tensor
-    // expression) is not one the runtime can make.
+    // variant (its index), travels with it (the runtime fills it in); any
+    // other default is computed by the variant that leaves it out, as an
+    // optional's is by its absent variant.
+    if (out.args.size() != before + 1 || !defaultTravels(module(), entry, i, t)) continue;
     const ast::Expr* fallback = entry.params[i].defaultValue;
-    if (fallback && out.args.size() == before + 1 && out.args.back().enumItem) {
+    if (out.args.back().enumItem) {
       const ast::Ident* name = nullptr;
       if (auto* m = ast::as<ast::MemberExpr>(fallback)) name = &m->member;
       else if (auto* id = ast::as<ast::NameExpr>(fallback)) name = &id->name;
-      const Symbol* variant = name ? module().symbolOf(*name) : nullptr;
-      if (variant && variant->kind == SymbolKind::EnumVariant && variant->item == out.args.back().enumItem)
-        out.args.back().defaultValue = variant->variant;
-    } else if (fallback && t.isTensor() && t.isScalar() && out.args.size() == before + 1) {
-      if (std::optional<ConstantNumber> v = foldConstantExpr(module(), fallback))
-        out.args.back().defaultValue = v->asDouble();
+      out.args.back().defaultValue = module().symbolOf(*name)->variant;
+    } else {
+      out.args.back().defaultValue = foldConstantExpr(module(), fallback)->asDouble();
     }
   }
   std::vector<check::Type> resultTypes;
@@ -498,6 +537,8 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   }
   out.name = entry.name.name;
   out.symbol = variant.symbol.empty() ? entry.name.name : variant.symbol;
+  for (const ast::Param& p : entry.params)
+    if (variant.defaulted.count(p.name.name)) out.defaulted.push_back(p.name.name);
 
   auto fn = builder_.create<mlir::func::FuncOp>(at, out.symbol, builder_.getFunctionType(inputs, results));
   fn->setAttr("linnet.entry", builder_.getStringAttr(out.symbol));
@@ -539,8 +580,20 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
       v.elements.push_back(fromArguments(t.elements()[k], fmt::format("{}.{}", name, k)));
     return v;
   };
-  for (size_t i = 0; i < entry.params.size(); ++i)
-    f.params.push_back(fromArguments(instantiate(sig.params[i]), entry.params[i].name.name));
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    const ast::Param& p = entry.params[i];
+    check::Type t = instantiate(sig.params[i]);
+    if (!variant.defaulted.count(p.name.name)) {
+      f.params.push_back(fromArguments(t, p.name.name));
+      continue;
+    }
+    // Left out by this variant's calls: its default, computed here (in the
+    // entry's frame: it may use the entry's dims and earlier parameters).
+    Result value = lowerExpr(p.defaultValue);
+    if (value) value = coerceToType(*value, t, p.span);
+    if (!value) return false;
+    f.params.push_back(*value);
+  }
 
   // ---- the body ----
   if (!lowerBody(entry.body)) return false;

@@ -79,6 +79,9 @@ struct LoweredEntry {
   std::vector<SlotType> results;
   bool readsState = false;
   bool writesState = false;
+  // The parameters this variant computes from their defaults: a call that
+  // leaves one out runs it (EntryVariant::defaulted).
+  std::vector<std::string> defaulted;
 };
 
 struct LoweredProgram {
@@ -97,6 +100,11 @@ struct EntryVariant {
   // The optionals this variant leaves out (`none`), by argument path: a
   // parameter's name (`p`), or a field or part inside one (`s.b`, `p.1`).
   std::set<std::string> absent;
+  // The parameters this variant leaves out and computes from their defaults,
+  // by name: one whose default the manifest cannot carry (`k: i64 = N * 2`,
+  // a tensor's), an optional whose default is not `none` (also in `absent`:
+  // its variant without it takes an explicit `none`).
+  std::set<std::string> defaulted;
   std::string symbol;  // LoweredEntry::symbol
 };
 

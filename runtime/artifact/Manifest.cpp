@@ -606,7 +606,8 @@ Status ManifestReader::readRequires(const json &entryJson, const std::string &wh
 Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &where,
                                               const Manifest &manifest) const {
   if (Status s = checkObject(e, where,
-                             {"name", "symbol", "dims", "defaults", "args", "results", "state", "checks", "requires"});
+                             {"name", "symbol", "dims", "defaults", "args", "defaulted", "results", "state", "checks",
+                              "requires"});
       !s)
     return s.error();
   EntrySpec entry;
@@ -714,6 +715,22 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
     }
     entry.args.push_back({*argName, *type, std::move(*shape), std::move(*enumType), fallback});
   }
+  Expected<const json *> defaulted = array(e, "defaulted", where, false);
+  if (!defaulted)
+    return defaulted.error();
+  if (*defaulted) {
+    for (std::size_t i = 0; i < (*defaulted)->size(); ++i) {
+      const json &d = (**defaulted)[i];
+      std::string at = fmt::format("{}.defaulted[{}]", where, i);
+      if (!d.is_string() || !isArgumentName(d.get<std::string>()))
+        return fail(at, "expected an argument name");
+      std::string argName = d.get<std::string>();
+      if (entry.findArg(argName) || std::find(entry.defaulted.begin(), entry.defaulted.end(), argName) !=
+                                        entry.defaulted.end())
+        return fail(at, "`{}` is also an argument of the entry or listed twice", argName);
+      entry.defaulted.push_back(std::move(argName));
+    }
+  }
 
   Expected<const json *> results = array(e, "results", where, true);
   if (!results)
@@ -795,11 +812,13 @@ Expected<Manifest> ManifestReader::read(const json &root) {
     if (!entry)
       return entry.error();
     // Variants of one entry (docs/abi.md) share its name, told apart by
-    // which arguments they take (an optional parameter given or not) and
-    // their dtypes and ranks.
+    // which arguments they take (an optional parameter given or not) or
+    // compute from their defaults, and their dtypes and ranks.
     if (!entryNames.insert(entry->name).second)
       for (const EntrySpec &earlier : manifest.entries) {
-        if (earlier.name != entry->name || earlier.args.size() != entry->args.size())
+        if (earlier.name != entry->name || earlier.args.size() != entry->args.size() ||
+            std::set<std::string>(earlier.defaulted.begin(), earlier.defaulted.end()) !=
+                std::set<std::string>(entry->defaulted.begin(), entry->defaulted.end()))
           continue;
         bool same = true;
         for (std::size_t a = 0; same && a < entry->args.size(); ++a)

@@ -140,6 +140,9 @@ struct EntrySpec {
   StateAccess state = StateAccess::None;
   std::vector<ValueCheck> checks;
   std::vector<DimRequirement> requirements; // `requires`
+  // Parameters this variant computes from their defaults: a call that leaves
+  // one out (not `none`) runs a variant listing it, and only such a one.
+  std::vector<std::string> defaulted;
 
   const ArgSpec *findArg(std::string_view argName) const;
 };

@@ -361,11 +361,16 @@ private:
       // optional parameter runs (docs/abi.md "Variants").
       PlannedCall call = calls[i];
       std::vector<const EntrySpec *> variants = manifest.findVariants(call.entry);
+      std::set<std::string> givenNone;
       for (const auto &[name, value] : calls[i].args) {
         if (!value.none)
           continue;
-        bool optional = std::any_of(variants.begin(), variants.end(),
-                                    [&](const EntrySpec *v) { return v->findArg(name) == nullptr; });
+        givenNone.insert(name);
+        // Some variant runs without it, not by computing its default.
+        bool optional = std::any_of(variants.begin(), variants.end(), [&](const EntrySpec *v) {
+          return v->findArg(name) == nullptr &&
+                 std::find(v->defaulted.begin(), v->defaulted.end(), name) == v->defaulted.end();
+        });
         bool known = std::any_of(variants.begin(), variants.end(),
                                  [&](const EntrySpec *v) { return v->findArg(name) != nullptr; });
         if (known && !optional)
@@ -398,11 +403,21 @@ private:
       Expected<ArgMap> args = convertArgs(*entry, call);
       if (variants.size() > 1) {
         // Every argument given is the variant's, and every one of its
-        // arguments not given has a default.
+        // arguments not given has a default; an argument left out (not
+        // `none`) that some variant computes from its default runs such a
+        // variant, and only a call leaving it out does.
+        auto given = [&](const std::string &name) {
+          return std::any_of(call.args.begin(), call.args.end(), [&](const auto &arg) { return arg.first == name; });
+        };
+        auto leftOut = [&](const std::string &name) { return !given(name) && !givenNone.count(name); };
         auto takes = [&](const EntrySpec &variant) {
-          auto given = [&](const std::string &name) {
-            return std::any_of(call.args.begin(), call.args.end(), [&](const auto &arg) { return arg.first == name; });
+          auto computes = [&](const std::string &name) {
+            return std::find(variant.defaulted.begin(), variant.defaulted.end(), name) != variant.defaulted.end();
           };
+          for (const EntrySpec *other : variants)
+            for (const std::string &name : other->defaulted)
+              if (leftOut(name) != computes(name))
+                return false;
           return std::all_of(call.args.begin(), call.args.end(),
                              [&](const auto &arg) { return variant.findArg(arg.first) != nullptr; }) &&
                  std::all_of(variant.args.begin(), variant.args.end(),
@@ -443,7 +458,7 @@ private:
         return input(fmt::format("{}: {}", label, callBinds.message()));
       for (const auto &[name, value] : *callBinds)
         (*binds)[name] = value;
-      Expected<std::vector<HostTensor>> results = session->call(call.entry, *args, *binds);
+      Expected<std::vector<HostTensor>> results = session->call(*entry, *args, *binds);
       if (!results) {
         // A message that already starts with the label ("entry `f` needs
         // S > 0 ...") is not prefixed again.

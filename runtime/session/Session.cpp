@@ -339,13 +339,19 @@ Status checkResultSizes(const EntrySpec &entry, std::span<const std::vector<std:
 }
 
 Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryName, const ArgMap &args,
-                               const DimEnv &binds, const ResultLimit &limit) {
+                               const DimEnv &binds, const ResultLimit &limit, const EntrySpec *chosen = nullptr) {
   PreparedCall call;
-  call.entry = manifest.findEntry(entryName);
-  if (std::vector<const EntrySpec *> variants = manifest.findVariants(entryName); variants.size() > 1) {
+  call.entry = chosen ? chosen : manifest.findEntry(entryName);
+  if (std::vector<const EntrySpec *> variants = manifest.findVariants(entryName); !chosen && variants.size() > 1) {
     // The variant that takes exactly the given arguments, with their dtypes
-    // and ranks.
+    // and ranks; an argument left out that a variant computes from its
+    // default runs such a variant.
     auto fits = [&](const EntrySpec &variant) {
+      for (const EntrySpec *other : variants)
+        for (const std::string &name : other->defaulted)
+          if ((args.find(name) == args.end()) !=
+              (std::find(variant.defaulted.begin(), variant.defaulted.end(), name) != variant.defaulted.end()))
+            return false;
       std::size_t given = 0;
       for (const ArgSpec &spec : variant.args) {
         auto it = args.find(spec.name);
@@ -425,7 +431,16 @@ Expected<DimEnv> Session::check(std::string_view entry, const ArgMap &args, cons
 
 Expected<std::vector<HostTensor>> Session::call(std::string_view entryName, const ArgMap &args,
                                                 const DimEnv &binds) {
-  Expected<PreparedCall> prepared = prepare(manifest(), entryName, args, binds, impl_->resultLimit);
+  return callEntry(entryName, nullptr, args, binds);
+}
+
+Expected<std::vector<HostTensor>> Session::call(const EntrySpec &variant, const ArgMap &args, const DimEnv &binds) {
+  return callEntry(variant.name, &variant, args, binds);
+}
+
+Expected<std::vector<HostTensor>> Session::callEntry(std::string_view entryName, const EntrySpec *chosen,
+                                                     const ArgMap &args, const DimEnv &binds) {
+  Expected<PreparedCall> prepared = prepare(manifest(), entryName, args, binds, impl_->resultLimit, chosen);
   if (!prepared)
     return prepared.error();
   const EntrySpec &entry = *prepared->entry;

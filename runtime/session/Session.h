@@ -83,6 +83,10 @@ public:
   // argument fixes (and may restate integer generics). Returns the result
   // parts in manifest order (empty for an entry without results).
   Expected<std::vector<HostTensor>> call(std::string_view entry, const ArgMap &args, const DimEnv &binds = {});
+  // The same, of one variant of an entry the caller chose (one of
+  // manifest().entries): the command line's, where an argument given as
+  // `none` and one left out run different variants.
+  Expected<std::vector<HostTensor>> call(const EntrySpec &variant, const ArgMap &args, const DimEnv &binds = {});
 
   // Everything call() checks, without running: the call's dims and generics.
   Expected<DimEnv> check(std::string_view entry, const ArgMap &args, const DimEnv &binds = {}) const;
@@ -95,6 +99,9 @@ public:
   const StateBuffers &state() const;
 
 private:
+  // call(): of the variant `chosen`, or (null) of the one the arguments fit.
+  Expected<std::vector<HostTensor>> callEntry(std::string_view entry, const EntrySpec *chosen, const ArgMap &args,
+                                              const DimEnv &binds);
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
