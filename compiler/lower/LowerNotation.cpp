@@ -160,7 +160,9 @@ Result Lowerer::lowerReduction(const ast::ReductionExpr* r) {
     if (perElementIndex) return lowerReductionPerElement(r);
     // In the enclosing loop order.
     std::vector<std::pair<unsigned, SpanKey>> order;
-    for (const SpanKey& k : used) order.push_back({outer.dims.at(k).front(), k});
+    // (A pack index of an empty pack has no loop dimension: it goes first.)
+    for (const SpanKey& k : used)
+      order.push_back({outer.dims.at(k).empty() ? 0u : outer.dims.at(k).front(), k});
     std::sort(order.begin(), order.end());
     std::vector<mlir::AffineExpr> exprs;
     for (const auto& [first, key] : order) {

@@ -2250,6 +2250,17 @@ def pack_broadcast(rng):
 
 
 @program
+def notation_pack_reductions(rng):
+    calls = []
+    for shape in [(3,), (2, 3), (2, 1, 4)]:
+        a = dyadic(rng, shape)
+        calls.append(call("centred", {"a": a}, result(a - a.min(axis=-1, keepdims=True), "f32", EXACT_DYADIC)))
+        calls.append(call("spread", {"a": a}, result(a.max(axis=-1) - a.min(axis=-1), "f32", EXACT_DYADIC)))
+        calls.append(call("leading", {"a": a}, result(a * a.sum(axis=0, keepdims=True), "f32", EXACT_DYADIC)))
+    return calls
+
+
+@program
 def math_subnormals(rng):
     d = np.float64
     # f32 results within 2.5 ulp: relative for normal results, 3 * 2^-149
