@@ -52,6 +52,7 @@ std::optional<LoweredProgram> Lowerer::run() {
       ok = false;
       continue;
     }
+    size_t first = out.entries.size();
     for (const EntryVariant& variant : *variants) {
       LoweredEntry entry;
       if (lowerEntry(e, variant, entry)) out.entries.push_back(std::move(entry));
@@ -59,6 +60,31 @@ std::optional<LoweredProgram> Lowerer::run() {
       builder_.setInsertionPointToEnd(out.module->getBody());
       if (!ok) break;
     }
+    // A call picks its variant by the arguments' names, dtypes and ranks
+    // (and which defaults it leaves out): two packs in one argument's shape
+    // (`Tensor[*A, *B; f32]`) give variants no call can tell apart, and an
+    // artifact the runtime refuses whole.
+    auto same = [](const LoweredEntry& a, const LoweredEntry& b) {
+      if (a.args.size() != b.args.size() || a.defaulted != b.defaulted) return false;
+      for (size_t i = 0; i < a.args.size(); ++i)
+        if (a.args[i].name != b.args[i].name || a.args[i].dtype != b.args[i].dtype ||
+            a.args[i].shape.size() != b.args[i].shape.size())
+          return false;
+      return true;
+    };
+    for (size_t i = first; ok && i < out.entries.size(); ++i)
+      for (size_t j = first; ok && j < i; ++j)
+        if (same(out.entries[j], out.entries[i])) {
+          diagnostics_
+              .emit(DiagnosticKind::NotCompilable, e.entry->name.span,
+                    fmt::format("the entry `{}`, whose variants `{}` and `{}` take the same arguments (names, "
+                                "dtypes and ranks),",
+                                e.entry->name.name, out.entries[j].symbol, out.entries[i].symbol))
+              .label("no call could choose between them")
+              .help("bind what tells them apart when building: the number of axes of a shape pack (`--bind "
+                    "A=1`), a type generic (`--bind T=f32`)");
+          ok = false;
+        }
   }
   for (const std::string& name : inputs_.entries) {
     bool found = std::any_of(compiled.begin(), compiled.end(),
