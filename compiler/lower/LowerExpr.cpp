@@ -860,6 +860,16 @@ Result Lowerer::callFunction(const check::CallBinding& binding, const ast::CallE
       return *outlined;
     }
   }
+  // Every other call is compiled in place: a chain of functions each
+  // calling the next twice doubles the code at every link, so the entry has
+  // a budget of bodies (an error, not unbounded memory).
+  if (ok && ++inlinedBodies_ > kMaxInlinedBodies) {
+    if (inlinedBodies_ == kMaxInlinedBodies + 1)
+      unsupported(call->span, fmt::format("the call of `{}`, past the {} function bodies one entry may compile "
+                                          "in place,",
+                                          f.name.name, kMaxInlinedBodies));
+    ok = false;
+  }
   if (ok) {
     FrameGuard guard(*this, callee);
     if (lowerBody(f.body)) result = callee.returned ? *callee.returned : Val::of(Val::Kind::Unit);

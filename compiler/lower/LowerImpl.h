@@ -479,6 +479,11 @@ class Lowerer {
   // loops multiplying: capped (kMaxUnrolledBodies in LowerStmt.cpp) so that
   // a hostile `--bind L=10^11` is an error, not unbounded memory.
   int64_t unrolledBodies_ = 0;
+  // Function bodies compiled in place in the entry being lowered (each call
+  // but an outlined layer's): capped, as a call chain can double them at
+  // every link.
+  static constexpr int64_t kMaxInlinedBodies = int64_t{1} << 16;
+  int64_t inlinedBodies_ = 0;
   // Blocks of arrays collectState has visited (capped: LowerExpr.cpp).
   int64_t collectedBlocks_ = 0;
   std::map<shape::SymbolId, std::string> entryDimNames_;

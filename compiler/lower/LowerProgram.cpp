@@ -365,7 +365,7 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   f.block = ref.block;  // null for a module-level entry: no members to read
   if (ref.block && !rootSubstitution(f.subst)) return false;
   entryDims_.clear();
-  unrolledBodies_ = 0;
+  unrolledBodies_ = inlinedBodies_ = 0;
   parameterArgs_.clear();
   state_.clear();
   readsState_ = writesState_ = false;
