@@ -888,6 +888,8 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
     if (auto* s = std::get_if<shape::Shape>(&v)) checked->defaults.shapes.packs[symbolIdOf(g)] = *s;
     if (auto* t = std::get_if<DType>(&v)) checked->defaults.dtypes[&g] = *t;
   }
+  uint64_t instances = 1;  // blockInstances_
+  bool tooLarge = false;
   for (const ast::Item* item : b.body) {
     auto* member = ast::as<ast::MemberItem>(item);
     if (!member) continue;
@@ -913,6 +915,19 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
     }
     const CheckedBlock* sub = block(*instance.block);
     if (!sub) continue;
+    if (auto held = blockInstances_.find(instance.block); held != blockInstances_.end() && !tooLarge) {
+      instances += held->second;
+      if (held->second > kMaxBlockInstances) {
+        tooLarge = true;  // reported at that block
+      } else if (instances > kMaxBlockInstances) {
+        tooLarge = true;
+        diagnostics_.emit(DiagnosticKind::BlockTooLarge, b.name.span, b.name.name, kMaxBlockInstances)
+            .label("every walk over the model's parameters visits each")
+            .secondary(member->type->span, fmt::format("this `sub` holds {} of them", held->second))
+            .help("each `sub` is an instance of its own; blocks that repeat can be one array (`sub layers: "
+                  "[Layer<H>; 2]`), whose elements share one body");
+      }
+    }
     for (const WhereClause& w : sub->where) {
       shape::DimExpr l = shape::instantiate(w.lhs, instance.args.shapes);
       shape::DimExpr r = shape::instantiate(w.rhs, instance.args.shapes);
@@ -930,6 +945,7 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
     }
   }
   blocksInProgress_.erase(&b);
+  blockInstances_[&b] = tooLarge ? kMaxBlockInstances + 1 : instances;
   const CheckedBlock* result = checked.get();
   out_.blocks_[&b] = std::move(checked);
   return result;

@@ -392,6 +392,12 @@ class Checker {
   std::unordered_map<const ast::Item*, const ast::BlockItem*> itemOwner_;
   std::set<const ast::FunctionItem*> signaturesInProgress_;
   std::set<const ast::BlockItem*> blocksInProgress_;
+  // The block instances a block's tree holds (itself, and each `sub`'s, an
+  // array's element once: its elements share one body), at most
+  // kMaxBlockInstances + 1: every walk over a model's parameters visits each,
+  // and two subs of the block below at every level double them.
+  static constexpr uint64_t kMaxBlockInstances = uint64_t{1} << 16;
+  std::unordered_map<const ast::BlockItem*, uint64_t> blockInstances_;
   // E2101 for a block where a value is needed (a `let`, a parameter, ...).
   void reportBlockValue(Span at, const Type& t);
   std::set<const ast::Item*> cyclic_;          // reported by E2122: not typed further

@@ -114,6 +114,10 @@ int runInspect(const CommonOptions& common, const InspectOptions& options) {
         return code != kExitOk ? code : rendered;
       }
       if (options.view == InspectView::Parameters) {
+        // Every path is listed: only a checked program's are known to be
+        // finite and few enough (E2190 past 65536 block instances).
+        checkProgram(*program, diagnostics);
+        if (diagnostics.hasErrors()) return finishDiagnostics(common, sources, diagnostics, false, false);
         inspect::printParameters(*program, options.json, std::cout);
       } else {
         inspect::PageOptions page;
