@@ -477,8 +477,10 @@ private:
           }
           std::fprintf(options_.out, "%s: %s\n", name.c_str(), text.c_str());
         }
-        if (options_.outFile) // kept for the file only
+        if (options_.outFile) { // kept for the file only
+          session->keepResults((*results)[r].bytes().size());
           saved.emplace_back(std::move(name), std::move((*results)[r]));
+        }
       }
       return std::nullopt;
     };

@@ -115,6 +115,7 @@ struct Session::Impl {
   std::vector<std::vector<std::int64_t>> fixedDescriptors;
   double lastNativeSeconds = 0;
   ResultLimit resultLimit;
+  std::size_t keptResultBytes = 0; // keepResults
   std::string allocationLimitWhy;
 
   explicit Impl(Artifact a) : artifact(std::move(a)) {}
@@ -438,9 +439,17 @@ Expected<std::vector<HostTensor>> Session::call(const EntrySpec &variant, const 
   return callEntry(variant.name, &variant, args, binds);
 }
 
+void Session::keepResults(std::size_t bytes) { impl_->keptResultBytes += bytes; }
+
 Expected<std::vector<HostTensor>> Session::callEntry(std::string_view entryName, const EntrySpec *chosen,
                                                      const ArgMap &args, const DimEnv &binds) {
-  Expected<PreparedCall> prepared = prepare(manifest(), entryName, args, binds, impl_->resultLimit, chosen);
+  ResultLimit limit = impl_->resultLimit;
+  if (std::size_t kept = impl_->keptResultBytes) {
+    limit.bytes = kept < limit.bytes ? limit.bytes - kept : 0;
+    limit.why += fmt::format(", less the {} of earlier calls' results kept for the output file",
+                             formatByteCount(kept));
+  }
+  Expected<PreparedCall> prepared = prepare(manifest(), entryName, args, binds, limit, chosen);
   if (!prepared)
     return prepared.error();
   const EntrySpec &entry = *prepared->entry;

@@ -98,6 +98,11 @@ public:
   StateBuffers &state();
   const StateBuffers &state() const;
 
+  // Bytes of earlier calls' results the caller keeps (linnet-run --calls
+  // --out writes them at the end): taken from what the next calls' results
+  // may take, so that the kept results cannot grow past memory.
+  void keepResults(std::size_t bytes);
+
 private:
   // call(): of the variant `chosen`, or (null) of the one the arguments fit.
   Expected<std::vector<HostTensor>> callEntry(std::string_view entry, const EntrySpec *chosen, const ArgMap &args,
