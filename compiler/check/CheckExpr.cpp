@@ -547,7 +547,7 @@ Type Checker::checkExpr(const ast::Expr* e, const Type* expected) {
                 "tensor of values use `iota` or `fill`");
       return record(e, Type::error());
     case ast::ExprKind::Reduction:
-      return record(e, checkReduction(static_cast<const ast::ReductionExpr*>(e)));
+      return record(e, checkReduction(static_cast<const ast::ReductionExpr*>(e), expected));
     case ast::ExprKind::ForScan: {
       // A scan reaches here only as an operand (checkValue takes the others).
       Span keyword{e->span.file, e->span.begin, e->span.begin + 3};

@@ -282,7 +282,7 @@ bool Checker::duplicateIndex(const std::vector<const ast::Ident*>& indices) {
   return false;
 }
 
-Type Checker::checkReduction(const ast::ReductionExpr* e) {
+Type Checker::checkReduction(const ast::ReductionExpr* e, const Type* expected) {
   std::vector<const ast::Ident*> listed;
   for (const ast::Ident& index : e->indices) listed.push_back(&index);
   if (duplicateIndex(listed)) return Type::error();
@@ -293,7 +293,14 @@ Type Checker::checkReduction(const ast::ReductionExpr* e) {
     notation_->domains[keyOf(index.span)] = IndexDomain{false, std::nullopt, std::nullopt, Span{}};
     notation_->reductionIndices.push_back(&index);
   }
-  Type body = checkExpr(e->body);
+  // The summand's literals take their dtype from the accumulator
+  // (`sum<i32>[n] select(m[n], 1, 0)`), else from what the context expects of
+  // the reduction (`let c: i32 = sum[n] ...`), which is the summand's dtype
+  // (spec 1.7: literals are typed by their context).
+  std::optional<Type> summand;
+  if (e->accumulator) summand = Type::scalar(DType::of(*e->accumulator));
+  else if (expected && expected->isTensor() && expected->isScalar()) summand = *expected;
+  Type body = checkExpr(e->body, summand ? &*summand : nullptr);
   bool error = body.isError();
   if (!error && body.isTensor() && !body.isScalar()) {
     reportUnindexed(e->body, body);

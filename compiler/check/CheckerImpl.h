@@ -300,7 +300,7 @@ class Checker {
   // ---- index notation (CheckNotation.cpp) ----
   void checkComprehension(const ast::LetComprehensionStmt* let);
   bool duplicateIndex(const std::vector<const ast::Ident*>& indices);
-  Type checkReduction(const ast::ReductionExpr* e);
+  Type checkReduction(const ast::ReductionExpr* e, const Type* expected = nullptr);
   Type checkAccess(const ast::IndexExpr* e);
   const Symbol* indexVariable(const ast::Expr* e) const;
   // The first index variable an expression computes with (not counting the

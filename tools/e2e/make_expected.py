@@ -2250,6 +2250,17 @@ def pack_broadcast(rng):
 
 
 @program
+def reduction_literal_types(rng):
+    calls = []
+    for m in (np.array([True, False, True, True, False]), np.zeros(5, dtype=bool)):
+        calls.append(call("counted", {"m": m}, result(np.int32(m.sum()), "i32")))
+        calls.append(call("annotated", {"m": m}, result(np.int16(np.where(m, 3, -1).sum()), "i16")))
+        calls.append(call("weighted", {"m": m}, result(np.where(m, 1.5, 0.25).sum(), "f32", EXACT_DYADIC)))
+        calls.append(call("largest", {"m": m}, result(np.uint8(np.where(m, 200, 7).max()), "u8")))
+    return calls
+
+
+@program
 def notation_pack_reductions(rng):
     calls = []
     for shape in [(3,), (2, 3), (2, 1, 4)]:
