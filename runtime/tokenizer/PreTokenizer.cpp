@@ -46,13 +46,20 @@ Expected<PreTokenizer> PreTokenizer::fromJson(const json &config, std::string_vi
   PreTokenizer out;
   if (Status status = out.addSteps(config, source, 0); !status)
     return status.error();
-  bool hasByteLevel = false;
+  std::size_t byteLevelSteps = 0;
   for (const Step &step : out.steps_)
-    hasByteLevel |= step.kind == Step::Kind::ByteLevel;
-  if (!hasByteLevel)
+    byteLevelSteps += step.kind == Step::Kind::ByteLevel;
+  if (byteLevelSteps == 0)
     return makeError("{}: unsupported \"pre_tokenizer\": only byte-level BPE is implemented, and "
                      "the pre-tokenizer has no ByteLevel step",
                      source);
+  // A second would map the first one's characters again, each to as many as
+  // its UTF-8 bytes: the text doubles at every such step (40 of them took a
+  // one-character prompt past 8 GB).
+  if (byteLevelSteps > 1)
+    return makeError("{}: unsupported \"pre_tokenizer\": it has {} ByteLevel steps; byte-level BPE maps the "
+                     "text's bytes once",
+                     source, byteLevelSteps);
   return out;
 }
 

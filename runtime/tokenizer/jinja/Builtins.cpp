@@ -225,8 +225,21 @@ Value argumentOr(const Args &args, std::size_t i, std::string_view key, Value fa
 
 } // namespace
 
+// What a filter or method may scan: a string's bytes, a list's items, a
+// dict's entries (chargeWork).
+static std::size_t scanSize(const Value &v) {
+  if (v.isString())
+    return v.asString().size();
+  if (v.isList())
+    return v.items().size();
+  if (v.isDict())
+    return v.dictData().entries.size();
+  return 1;
+}
+
 Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subject,
                                       const Args &args, Scope &scope, int line) {
+  chargeWork(scanSize(subject));
   auto needString = [&](const Value &v, std::string_view what) -> Expected<std::string> {
     if (!v.isString())
       return makeError("line {}: {} must be a string, got {}", line, what, v.typeName());
@@ -669,6 +682,7 @@ Expected<bool> Renderer::applyTest(const std::string &name, const Value &subject
 
 Expected<Value> Renderer::callMethod(const Value &object, const std::string &name,
                                      const Args &args, int line) const {
+  chargeWork(scanSize(object));
   auto noSuch = [&]() -> Error {
     return makeError("line {}: '{} object' has no callable attribute '{}'", line,
                      object.typeName(), name);

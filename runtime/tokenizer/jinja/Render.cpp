@@ -34,6 +34,7 @@ Renderer::Renderer(const RenderOptions &options) : options_(options) {}
 
 Expected<std::string> Renderer::run(const Program &program, const DictData &context) {
   bytesAtStart_ = valueBytesBuilt();
+  workAtStart_ = valueWorkDone();
   DictData globals;
   for (const char *name : {"raise_exception", "strftime_now", "namespace", "range", "dict"})
     globals.set(name, Value::callable(Callable{name}));
@@ -636,6 +637,7 @@ Expected<bool> Renderer::compare(const std::string &op, const Value &a, const Va
       if (!a.isString())
         return makeError("line {}: 'in <string>' requires string as left operand, not {}", line,
                          a.typeName());
+      chargeWork(b.asString().size());
       found = b.asString().find(a.asString()) != std::string::npos;
     } else if (b.isList()) {
       std::size_t budget = kMaxCompareWork;
@@ -643,6 +645,7 @@ Expected<bool> Renderer::compare(const std::string &op, const Value &a, const Va
         if (budget == 0)
           return makeError("line {}: comparing more than {} items", line, kMaxCompareWork);
         --budget;
+        chargeWork(1);
         auto same = item.equals(a, budget);
         if (!same)
           return failed(same.error());
@@ -674,6 +677,7 @@ Expected<bool> Renderer::compare(const std::string &op, const Value &a, const Va
     else
       order = x < y ? -1 : x > y ? 1 : 0;
   } else if (a.isString() && b.isString()) {
+    chargeWork(std::min(a.asString().size(), b.asString().size()) + 1);
     int c = a.asString().compare(b.asString());
     order = c < 0 ? -1 : c > 0 ? 1 : 0;
   } else {
@@ -695,6 +699,9 @@ Expected<Value> Renderer::eval(const Expr &e, Scope &scope) {
   if (valueBytesBuilt() - bytesAtStart_ > options_.limits.maxValueBytes)
     return makeError("line {}: the template built more than {} bytes of values", e.line,
                      options_.limits.maxValueBytes);
+  if (valueWorkDone() - workAtStart_ > options_.limits.maxWork)
+    return makeError("line {}: the template compared or scanned values more than {} times (bytes and items)",
+                     e.line, options_.limits.maxWork);
   auto value = evalNode(e, scope);
   if (value && value->depth() > kMaxValueDepth)
     return makeError("line {}: the value nests deeper than {} levels", e.line, kMaxValueDepth);

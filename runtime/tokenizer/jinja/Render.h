@@ -80,6 +80,7 @@ private:
   Scope *root_ = nullptr;
   std::size_t steps_ = 0;
   std::size_t bytesAtStart_ = 0; // valueBytesBuilt() when the render began
+  std::size_t workAtStart_ = 0;  // valueWorkDone() when the render began
   int callDepth_ = 0;
   int renderDepth_ = 0;
 };

@@ -41,6 +41,10 @@ struct RenderLimits {
   // (not only those alive at once, which would need every value's size
   // counted back when it dies): a real template builds a few hundred KiB.
   std::size_t maxValueBytes = std::size_t{256} << 20;
+  // Bytes and items compared or scanned by one render, all together
+  // (valueWorkDone): about a second of work at most; a real template does a
+  // few thousand per message.
+  std::size_t maxWork = std::size_t{1} << 28;
 };
 
 struct RenderOptions {

@@ -9,6 +9,7 @@
 namespace linnet::rt::jinja {
 
 const Value *DictData::find(std::string_view key) const {
+  chargeWork(entries.size());
   for (const auto &[k, v] : entries)
     if (k == key)
       return &v;
@@ -55,9 +56,12 @@ Value Value::number(double f) {
 }
 namespace {
 thread_local std::size_t bytesBuilt = 0;
+thread_local std::size_t workDone = 0;
 } // namespace
 
 std::size_t valueBytesBuilt() { return bytesBuilt; }
+void chargeWork(std::size_t units) { workDone += units; }
+std::size_t valueWorkDone() { return workDone; }
 
 Value Value::string(std::string s) {
   bytesBuilt += s.size();
@@ -391,6 +395,7 @@ Expected<bool> equalsAt(const Value &a, const Value &b, std::size_t &budget, int
   case K::None:
     return true;
   case K::String:
+    chargeWork(a.asString().size() == b.asString().size() ? a.asString().size() : 1);
     return a.asString() == b.asString();
   case K::List: {
     // Python compares identical items as equal without looking inside.
@@ -404,6 +409,7 @@ Expected<bool> equalsAt(const Value &a, const Value &b, std::size_t &budget, int
       if (budget == 0)
         return makeError("comparing more than {} items", kMaxCompareWork);
       --budget;
+      chargeWork(1);
       auto same = equalsAt(a.items()[i], b.items()[i], budget, depth + 1);
       if (!same || !*same)
         return same;

@@ -45,6 +45,13 @@ inline constexpr std::size_t kMaxCompareWork = 10'000'000;
 // the growth of this count while it runs (RenderLimits::maxValueBytes).
 std::size_t valueBytesBuilt();
 
+// Work done on this thread so far comparing and scanning values (a byte of a
+// string compared or searched, an item or entry looked at), never
+// decreasing: a render's budget is its growth (RenderLimits::maxWork). A
+// step may compare two 16 MiB strings: counting steps alone bounds no time.
+void chargeWork(std::size_t units);
+std::size_t valueWorkDone();
+
 struct ListData {
   std::vector<Value> items;
   bool tuple = false; // printed as (a, b) instead of [a, b]

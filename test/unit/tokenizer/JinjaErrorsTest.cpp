@@ -244,6 +244,27 @@ TEST(JinjaErrorsTest, ManyLiveValuesHitTheRenderBudget) {
   EXPECT_EQ(render(keep).value(), "1000");
 }
 
+TEST(JinjaErrorsTest, ComparingAndScanningHitTheWorkBudget) {
+  // Each step may compare or scan a 16 MiB value: the step limit alone let
+  // a million steps of that run for half an hour. A render compares and
+  // scans at most 2^28 bytes and items in all.
+  const char* prefix = "{% set s = 'a' * 1000000 %}{% set t = 'a' * 1000000 %}{% set l = range(100000) | list %}"
+                       "{% for i in range(5000) %}";
+  expectError(std::string(prefix) + "{% if s == t %}{% endif %}{% endfor %}",
+              "compared or scanned values more than 268435456 times");
+  for (const char* step : {"{% if 'b' in s %}{% endif %}", "{{ s.count('b') }}", "{% if -1 in l %}{% endif %}",
+                           "{% if s < t %}{% endif %}", "{{ s | length }}"})
+    expectError(std::string(prefix) + step + "{% endfor %}", "compared or scanned values more than 16777216 times",
+                RenderLimits{.maxWork = 1 << 24});
+  // Looking a key up in a dict looks at its entries.
+  expectError("{% set d = {'a': 1, 'b': 2, 'c': 3} %}{% for i in range(100) %}{{ d['c'] }}{% endfor %}",
+              "more than 100 times", RenderLimits{.maxWork = 100});
+  // Within the budget the same work renders.
+  EXPECT_EQ(render("{% set s = 'a' * 1000 %}{% for i in range(100) %}{% if 'b' in s %}x{% endif %}{% endfor %}ok")
+                .value(),
+            "ok");
+}
+
 TEST(JinjaErrorsTest, RecursiveMacrosHitTheDepthLimit) {
   expectError("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", "nest deeper than 64");
   // Fan-out recursion is bounded by the step limit.

@@ -139,6 +139,12 @@ TEST(TokenizerJsonErrors, UnsupportedPipelines) {
       {[](json &r) { r["pre_tokenizer"] = {{"type", "Metaspace"}}; }, "\"Metaspace\""},
       {[](json &r) { r["pre_tokenizer"] = nullptr; }, "no \"pre_tokenizer\""},
       {[](json &r) { r["pre_tokenizer"]["pretokenizers"].erase(1); }, "no ByteLevel step"},
+      {[](json &r) {
+         json byteLevel = r["pre_tokenizer"]["pretokenizers"][1];
+         for (int i = 0; i < 40; ++i)
+           r["pre_tokenizer"]["pretokenizers"].push_back(byteLevel);
+       },
+       "it has 41 ByteLevel steps"},
       {[](json &r) { r["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "\\d+|\\s+"; },
        "unsupported regex construct"},
       {[](json &r) { r["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "Removed"; }, "behavior"},
