@@ -158,7 +158,10 @@ Expected<std::vector<TokenId>> encodeByteLevelBpe(const Tokenizer::Impl &impl,
     else
       ids.push_back(*impl.bos);
   }
-  for (const TextSegment &segment : impl.matcher.split(text)) {
+  Expected<std::vector<TextSegment>> segments = impl.matcher.split(text);
+  if (!segments)
+    return makeError("cannot encode: {}", segments.message());
+  for (const TextSegment &segment : *segments) {
     if (segment.added >= 0) {
       ids.push_back(impl.added[impl.matcherAdded[static_cast<std::size_t>(segment.added)]].id);
       continue;
@@ -171,7 +174,10 @@ Expected<std::vector<TokenId>> encodeByteLevelBpe(const Tokenizer::Impl &impl,
                        "(known to be) in NFC; NFC normalization is not implemented (Unicode "
                        "{} quick check)",
                        unicode::kUnicodeVersion);
-    for (const TextSegment &piece : impl.normalizedMatcher.split(segment.text)) {
+    Expected<std::vector<TextSegment>> pieces = impl.normalizedMatcher.split(segment.text);
+    if (!pieces)
+      return makeError("cannot encode: {}", pieces.message());
+    for (const TextSegment &piece : *pieces) {
       if (piece.added >= 0) {
         ids.push_back(
             impl.added[impl.normalizedMatcherAdded[static_cast<std::size_t>(piece.added)]].id);

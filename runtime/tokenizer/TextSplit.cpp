@@ -1,6 +1,6 @@
-// Implementation of TextSplit.h. Added tokens are few (tens), so a table
-// of candidates per first byte, each list sorted longest first, is enough:
-// the first candidate that matches at a position is the longest one there.
+// Implementation of TextSplit.h. The added tokens are a trie of bytes: the
+// walk from a position down the trie meets every token that starts there,
+// the deepest the longest.
 #include "runtime/tokenizer/TextSplit.h"
 
 #include <algorithm>
@@ -80,35 +80,61 @@ std::string_view stripTrailingSpace(std::string_view text) {
   return text.substr(0, end);
 }
 
-AddedTokenMatcher::AddedTokenMatcher(std::vector<Entry> entries)
-    : entries_(std::move(entries)), byFirstByte_(256) {
-  for (std::size_t i = 0; i < entries_.size(); ++i)
-    if (!entries_[i].content.empty())
-      byFirstByte_[static_cast<std::uint8_t>(entries_[i].content[0])].push_back(i);
-  for (auto &candidates : byFirstByte_)
-    std::stable_sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) {
-      return entries_[a].content.size() > entries_[b].content.size();
-    });
+AddedTokenMatcher::AddedTokenMatcher(std::vector<Entry> entries) : entries_(std::move(entries)), nodes_(1) {
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].content.empty())
+      continue;
+    std::uint32_t node = 0;
+    for (char c : entries_[i].content) {
+      auto byte = static_cast<std::uint8_t>(c);
+      auto &next = nodes_[node].next;
+      auto it = std::lower_bound(next.begin(), next.end(), std::make_pair(byte, std::uint32_t{0}));
+      if (it == next.end() || it->first != byte) {
+        auto child = static_cast<std::uint32_t>(nodes_.size());
+        next.insert(it, {byte, child});
+        nodes_.emplace_back(); // invalidates `next`, used no more
+        node = child;
+      } else {
+        node = it->second;
+      }
+    }
+    if (nodes_[node].entry < 0)
+      nodes_[node].entry = static_cast<std::ptrdiff_t>(i);
+  }
 }
 
-std::vector<TextSegment> AddedTokenMatcher::split(std::string_view text) const {
+Expected<std::vector<TextSegment>> AddedTokenMatcher::split(std::string_view text) const {
   std::vector<TextSegment> segments;
   std::size_t plainStart = 0;
   std::size_t pos = 0;
-  while (pos < text.size() && !byFirstByte_.empty()) {
-    const auto &candidates = byFirstByte_[static_cast<std::uint8_t>(text[pos])];
-    auto match = std::find_if(candidates.begin(), candidates.end(), [&](std::size_t i) {
-      return text.substr(pos).starts_with(entries_[i].content);
-    });
-    if (match == candidates.end()) {
+  std::size_t work = 0;
+  std::size_t budget = kWorkAllowance + kWorkPerByte * text.size();
+  while (pos < text.size() && nodes_.size() > 1) {
+    std::ptrdiff_t match = -1;
+    std::uint32_t node = 0;
+    for (std::size_t at = pos; at < text.size(); ++at) {
+      const auto &next = nodes_[node].next;
+      auto byte = static_cast<std::uint8_t>(text[at]);
+      auto it = std::lower_bound(next.begin(), next.end(), std::make_pair(byte, std::uint32_t{0}));
+      if (it == next.end() || it->first != byte)
+        break;
+      node = it->second;
+      if (nodes_[node].entry >= 0)
+        match = nodes_[node].entry;
+      if (++work > budget)
+        return makeError("the added tokens make this text of {} bytes too slow to split (more than {} bytes of "
+                         "them walked per byte of text)",
+                         text.size(), kWorkPerByte);
+    }
+    if (match < 0) {
       ++pos;
       continue;
     }
+    std::size_t length = entries_[static_cast<std::size_t>(match)].content.size();
     if (pos > plainStart)
       segments.push_back({text.substr(plainStart, pos - plainStart), -1});
-    segments.push_back(
-        {text.substr(pos, entries_[*match].content.size()), static_cast<std::ptrdiff_t>(*match)});
-    pos += entries_[*match].content.size();
+    segments.push_back({text.substr(pos, length), match});
+    pos += length;
     plainStart = pos;
   }
   if (plainStart < text.size())

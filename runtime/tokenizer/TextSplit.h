@@ -10,9 +10,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "runtime/support/Status.h"
 
 namespace linnet::rt {
 
@@ -33,13 +36,26 @@ public:
   explicit AddedTokenMatcher(std::vector<Entry> entries);
 
   // Segments in order; plain-text segments emptied by stripping are
-  // dropped, so no segment is empty.
-  std::vector<TextSegment> split(std::string_view text) const;
+  // dropped, so no segment is empty. An error when the added tokens make
+  // the text too slow to split (kWorkPerByte).
+  Expected<std::vector<TextSegment>> split(std::string_view text) const;
+
+  // Bytes of the added tokens a split may walk per byte of its text, beyond
+  // kWorkAllowance: a real set of added tokens walks one or two (they
+  // differ early), crafted ones (`ab`, `aab`, ... `a...ab`) up to their
+  // length at every byte, minutes for one prompt.
+  static constexpr std::size_t kWorkPerByte = 64;
+  static constexpr std::size_t kWorkAllowance = std::size_t{1} << 24;
 
 private:
+  struct Node {
+    std::vector<std::pair<std::uint8_t, std::uint32_t>> next; // by byte, sorted
+    std::ptrdiff_t entry = -1; // the first entry whose content ends here
+  };
   std::vector<Entry> entries_;
-  // For each first byte, the entries starting with it, longest first.
-  std::vector<std::vector<std::size_t>> byFirstByte_;
+  // The entries' contents as a trie of bytes (the root is nodes_[0]): the
+  // deepest entry on the walk from a position is the longest match there.
+  std::vector<Node> nodes_;
 };
 
 // Python's str.lstrip() / str.rstrip() with no argument, on UTF-8.

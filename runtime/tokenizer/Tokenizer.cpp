@@ -282,7 +282,10 @@ Expected<std::vector<TokenId>> Tokenizer::encode(std::string_view text,
   // Token strings of the first two tokens, for the leading-"▁" rule below.
   std::vector<std::string> leading;
   std::vector<std::string> pieces;
-  for (const TextSegment &segment : impl.matcher.split(text)) {
+  Expected<std::vector<TextSegment>> segments = impl.matcher.split(text);
+  if (!segments)
+    return makeError("cannot encode: {}", segments.message());
+  for (const TextSegment &segment : *segments) {
     if (segment.added >= 0) {
       const AddedTokenSpec &token = impl.added[static_cast<std::size_t>(segment.added)];
       ids.push_back(token.id);

@@ -14,7 +14,9 @@ using Split = std::vector<std::pair<std::string, std::ptrdiff_t>>;
 
 Split split(const AddedTokenMatcher &matcher, std::string_view text) {
   Split out;
-  for (const TextSegment &segment : matcher.split(text))
+  Expected<std::vector<TextSegment>> segments = matcher.split(text);
+  EXPECT_TRUE(segments.ok()) << segments.message();
+  for (const TextSegment &segment : *segments)
     out.emplace_back(std::string(segment.text), segment.added);
   return out;
 }
@@ -25,6 +27,29 @@ TEST(TextSplitTest, LeftmostThenLongestMatchWins) {
   EXPECT_EQ(split(matcher, "<a>b>c"), (Split{{"<a>", 0}, {"b>c", 2}}));
   EXPECT_EQ(split(matcher, "<a"), (Split{{"<a", -1}}));
   EXPECT_EQ(split(matcher, ""), Split{});
+}
+
+TEST(TextSplitTest, CraftedTokensAreBoundedNotSlow) {
+  // `ab`, `aab`, ... `a...ab` (3000 bytes): every byte of a run of `a`
+  // walks them all (tried one after another, a 100 KB prompt took 8 s and a
+  // 16 MiB chat render about 20 minutes).
+  std::vector<AddedTokenMatcher::Entry> crafted;
+  for (int k = 1; k <= 3000; ++k)
+    crafted.push_back({std::string(static_cast<std::size_t>(k), 'a') + "b"});
+  AddedTokenMatcher matcher(std::move(crafted));
+  Expected<std::vector<TextSegment>> slow = matcher.split(std::string(100000, 'a'));
+  ASSERT_FALSE(slow.ok());
+  EXPECT_NE(slow.message().find("too slow to split (more than 64 bytes of them walked per byte of text)"),
+            std::string::npos)
+      << slow.message();
+  // Matching still finds the longest token at a position.
+  EXPECT_EQ(split(matcher, "x" + std::string(2000, 'a') + "b"),
+            (Split{{"x", -1}, {std::string(2000, 'a') + "b", 1999}}));
+}
+
+TEST(TextSplitTest, TheFirstOfTwoEqualTokensWins) {
+  AddedTokenMatcher matcher({{"<s>"}, {"<s>", true, true}});
+  EXPECT_EQ(split(matcher, "a <s> b"), (Split{{"a ", -1}, {"<s>", 0}, {" b", -1}}));
 }
 
 TEST(TextSplitTest, NoTokensMeansOneSegment) {
