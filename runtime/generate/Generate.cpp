@@ -83,15 +83,35 @@ public:
   }
 
 private:
+  // A text no token sequence that fits the cache can spell is refused before
+  // it is encoded (a 16 MiB chat render took a minute to encode, then was
+  // refused): no token stands for more bytes than the longest token's
+  // spelling, and normalization shrinks text at most threefold (NFKC
+  // composing Hangul jamo), so it needs at least bytes / (4 * longest).
+  Status fitsTheCache(std::string_view text, std::string_view what) const {
+    std::size_t longest = std::max<std::size_t>(tokenizer_.longestTokenBytes(), 1);
+    std::size_t most = static_cast<std::size_t>(maxSeq_) * 4 * longest;
+    if (text.size() <= most)
+      return Status::success();
+    return makeError("{} is {} bytes: more tokens than the model's cache holds ({} = MaxSeq; no token stands for "
+                     "more than {} bytes, {} allowing for normalization)",
+                     what, text.size(), maxSeq_, longest, 4 * longest);
+  }
+
   Expected<std::vector<TokenId>> encodePrompt() {
     if (Expected<std::u32string> decoded = decodeUtf8(options_.prompt); !decoded)
       return makeError("--prompt: {}", decoded.message());
-    if (!options_.chat)
+    if (!options_.chat) {
+      if (Status s = fitsTheCache(options_.prompt, "the prompt"); !s)
+        return s.error();
       return tokenizer_.encode(options_.prompt);
+    }
     ChatMessage message{"user", options_.prompt};
     Expected<std::string> text = tokenizer_.applyChatTemplate(std::span(&message, 1), true);
     if (!text)
       return text.error();
+    if (Status s = fitsTheCache(*text, "the chat template's text"); !s)
+      return s.error();
     Expected<std::vector<TokenId>> ids = tokenizer_.encode(*text, tokenizer_.chatEncodeOptions(*text));
     if (!ids)
       return ids;
