@@ -384,8 +384,11 @@ class Lexer {
     std::string_view spelling = text_.substr(start, pos_ - start);
     NumberCheck check = checkNumber(spelling);
     if (!check.error.empty()) {
-      diagnostics_.emit(DiagnosticKind::InvalidNumber, span(start, uint32_t(pos_)), spelling,
-                        check.error);
+      // Quoted shortened: a 100000-digit literal made a 100 KB message.
+      std::string shown = spelling.size() <= 40
+                              ? std::string(spelling)
+                              : fmt::format("{}... ({} characters)", spelling.substr(0, 30), spelling.size());
+      diagnostics_.emit(DiagnosticKind::InvalidNumber, span(start, uint32_t(pos_)), shown, check.error);
     }
     push(check.isFloat ? TokenKind::FloatLiteral : TokenKind::IntegerLiteral, start);
   }

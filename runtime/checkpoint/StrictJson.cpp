@@ -6,6 +6,7 @@
 // minutes for a `--calls` file of a million calls.) Malformed input is
 // reported by the handler's parse_error, so no exception crosses the runtime's API.
 #include "runtime/checkpoint/StrictJson.h"
+#include "runtime/support/ShownName.h"
 
 #include <fmt/format.h>
 
@@ -67,9 +68,21 @@ public:
     open_.pop_back();
     return true;
   }
+  // nlohmann's message ends with the whole last token read (a 5 MB number,
+  // raw bytes that are not UTF-8): shown shortened and escaped.
   bool parse_error(std::size_t /*position*/, const std::string & /*lastToken*/,
                    const nlohmann::detail::exception &e) {
-    error = e.what();
+    std::string_view what = e.what();
+    constexpr std::string_view kLastRead = "; last read: '";
+    std::size_t at = what.find(kLastRead);
+    if (at == std::string_view::npos) {
+      error = shownText(what, 240); // "number overflow parsing '<the number>'"
+    } else {
+      std::string_view token = what.substr(at + kLastRead.size());
+      if (token.ends_with('\''))
+        token.remove_suffix(1);
+      error = fmt::format("{}{}{}'", shownText(what.substr(0, at)), kLastRead, shownName(token));
+    }
     return false;
   }
 

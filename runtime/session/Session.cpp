@@ -148,7 +148,11 @@ static Status checkConfig(const ConfigRecord &record, const Checkpoint &checkpoi
     auto it = config.find(key);
     return it == config.end() || it->is_null() ? nullptr : &*it;
   };
-  auto shown = [](const nlohmann::json *value) { return value ? value->dump() : std::string("absent"); };
+  // The checkpoint's value as written, shortened (a 5 MB `hidden_act`).
+  auto shown = [](const nlohmann::json *value) {
+    return value ? shownName(value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+                 : std::string("absent");
+  };
   std::vector<std::string> differences;
   auto compare = [&](const std::string &key, const nlohmann::json *built) {
     const nlohmann::json *now = here(key);

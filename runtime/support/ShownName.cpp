@@ -52,15 +52,14 @@ void appendEscaped(std::string &out, std::string_view text) {
   }
 }
 
-} // namespace
-
-std::string shownName(std::string_view text) {
+// `text` escaped; past `limit` bytes, its first `head` (not splitting a
+// character) and its length.
+std::string shown(std::string_view text, std::size_t limit, std::size_t head) {
   std::string out;
-  if (text.size() <= kShownNameBytes) {
+  if (text.size() <= limit) {
     appendEscaped(out, text);
     return out;
   }
-  std::size_t head = kShownHeadBytes;
   // Not in the middle of a UTF-8 character (at most three bytes back).
   for (int back = 0; back < 3 && head > 0 && (static_cast<unsigned char>(text[head]) & 0xc0) == 0x80; ++back)
     --head;
@@ -68,5 +67,11 @@ std::string shownName(std::string_view text) {
   out += fmt::format("... ({} bytes)", text.size());
   return out;
 }
+
+} // namespace
+
+std::string shownName(std::string_view text) { return shown(text, kShownNameBytes, kShownHeadBytes); }
+
+std::string shownText(std::string_view text, std::size_t limit) { return shown(text, limit, limit - 20); }
 
 } // namespace linnet::rt

@@ -18,4 +18,9 @@ inline constexpr std::size_t kShownHeadBytes = 60;
 // splitting a character) followed by `... (N bytes)`.
 std::string shownName(std::string_view text);
 
+// The same for a longer text (a message a template raises, a parser's
+// error): escaped, and past `limit` bytes its first `limit - 20`.
+inline constexpr std::size_t kShownTextBytes = 1024;
+std::string shownText(std::string_view text, std::size_t limit = kShownTextBytes);
+
 } // namespace linnet::rt

@@ -9,6 +9,7 @@
 #include "runtime/tokenizer/jinja/Render.h"
 
 #include "runtime/tokenizer/jinja/Template.h"
+#include "runtime/support/ShownName.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -964,7 +965,7 @@ Expected<Value> Renderer::callGlobal(const std::string &name, const Args &args, 
     auto message = text(arg(0, "message"), line);
     if (!message)
       return message.error();
-    return makeError("line {}: {}", line, *message);
+    return makeError("line {}: {}", line, shownText(*message));
   }
   if (name == "strftime_now") {
     Value format = arg(0, "format");

@@ -75,5 +75,22 @@ TEST(StrictJsonTest, MalformedTextIsAnError) {
   }
 }
 
+TEST(StrictJsonTest, TheLastTokenReadIsShownShortAndEscaped) {
+  // nlohmann's message ends with the whole last token: a 5 MB number made a
+  // 5 MB message, a byte that is not UTF-8 reached the terminal raw.
+  std::string huge = "[" + std::string(5000000, '1') + "e99999]";
+  std::string message = errorOf(huge);
+  EXPECT_LT(message.size(), 400u) << message.substr(0, 400);
+  EXPECT_NE(message.find("'111111"), std::string::npos) << message;
+  EXPECT_NE(message.find("... ("), std::string::npos) << message;
+  std::string token = errorOf("[\"" + std::string(5000000, 'x'));
+  EXPECT_LT(token.size(), 400u) << token.substr(0, 400);
+  EXPECT_NE(token.find("last read: '\"xxx"), std::string::npos) << token;
+  EXPECT_NE(token.find("... (5000001 bytes)'"), std::string::npos) << token;
+  std::string raw = errorOf("{\"phi\xff\": 1}");
+  EXPECT_EQ(raw.find('\xff'), std::string::npos) << raw;
+  EXPECT_NE(raw.find("\\xff"), std::string::npos) << raw;
+}
+
 }  // namespace
 }  // namespace linnet::rt

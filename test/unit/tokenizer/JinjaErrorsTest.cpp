@@ -65,6 +65,12 @@ TEST(JinjaErrorsTest, RefusedConstructs) {
 
 TEST(JinjaErrorsTest, RuntimeErrors) {
   expectError("\n{{ raise_exception('no system role') }}", "line 2: no system role");
+  // A raised message is the template's text, shown shortened and escaped (a
+  // 4 MB one made a 4 MB error line).
+  Expected<std::string> raised = render("{{ raise_exception('boom' * 1000000 ~ '\x1b') }}");
+  ASSERT_FALSE(raised.ok());
+  EXPECT_LT(raised.message().size(), 1200u);
+  EXPECT_NE(raised.message().find("boomboom... (4000001 bytes)"), std::string::npos) << raised.message().substr(0, 200);
   expectError("{{ 1 // 0 }}", "division or modulo by zero");
   expectError("{{ 1 / 0 }}", "division by zero");
   expectError("{{ 9223372036854775807 + 1 }}", "integer overflow");
