@@ -174,7 +174,9 @@ std::optional<std::string> readCachedArtifact(const std::filesystem::path& path,
   while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     int error = errno;
-    if (error == ENOENT) return std::nullopt;
+    // No entry there, or no directory to hold one (a file in the cache's
+    // place: said once, when the lock cannot be made).
+    if (error == ENOENT || error == ENOTDIR) return std::nullopt;
     struct stat link {};
     if (::lstat(path.c_str(), &link) == 0 && !S_ISREG(link.st_mode))
       *problem = fileKind(link.st_mode) + ", not a regular file";
