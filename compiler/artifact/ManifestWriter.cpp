@@ -5,7 +5,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
+
 namespace linnet::artifact {
+
+namespace {
+
+// Whether the dim expression `expr` (the manifest's spelling) names `name`.
+bool mentionsName(const std::string& expr, const std::string& name) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = expr.find(name); at != std::string::npos; at = expr.find(name, at + 1))
+    if ((at == 0 || !word(expr[at - 1])) && (at + name.size() == expr.size() || !word(expr[at + name.size()])))
+      return true;
+  return false;
+}
+
+}  // namespace
 
 namespace {
 
@@ -56,7 +72,29 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
   j["entries"] = nlohmann::json::array();
   for (const lower::LoweredEntry& e : program.entries) {
     nlohmann::json entry = {{"name", e.name}, {"symbol", "linnet_entry_" + (e.symbol.empty() ? e.name : e.symbol)}, {"dims", e.dims}};
-    if (!e.defaults.empty()) entry["defaults"] = e.defaults;
+    std::map<std::string, std::string> defaults = e.defaults;
+    // A dim the code never reads and the manifest names nowhere else (no
+    // argument's or result's shape, check, requirement or default) is
+    // given 0 when no argument or bind fixes it: it was "not fixed by any
+    // argument" for a call leaving out the only parameter that had it.
+    auto named = [&](const std::string& dim) {
+      auto in = [&](const std::string& expr) { return mentionsName(expr, dim); };
+      for (const auto& slots : {e.args, e.results})
+        for (const lower::SlotType& s : slots)
+          if (std::any_of(s.shape.begin(), s.shape.end(), in)) return true;
+      for (const auto& [other, expr] : e.defaults)
+        if (in(expr)) return true;
+      if (auto rules = checks.find(e.name); rules != checks.end())
+        for (const bind::ValueRule& c : rules->second)
+          if ((c.min && in(*c.min)) || (c.max && in(*c.max))) return true;
+      if (auto rules = requirements.byEntry.find(e.name); rules != requirements.byEntry.end())
+        for (const DimRequirement& r : rules->second)
+          if (in(r.lhs) || in(r.rhs)) return true;
+      return false;
+    };
+    for (const std::string& dim : e.unreadDims)
+      if (!defaults.count(dim) && !named(dim)) defaults[dim] = "0";
+    if (!defaults.empty()) entry["defaults"] = defaults;
     entry["args"] = nlohmann::json::array();
     for (const lower::SlotType& a : e.args) entry["args"].push_back(slotType(a, true));
     if (!e.defaulted.empty()) entry["defaulted"] = e.defaulted;

@@ -762,6 +762,10 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
   out.readsState = readsState_ || writesState_;
   out.writesState = writesState_;
   builder_.create<mlir::func::ReturnOp>(at, values);
+  // A dim this variant's code never reads (one only an optional parameter
+  // it leaves out had: `b: Tensor[M, N; f32]? = none`) need not be given.
+  for (size_t k = 0; k < dims.size(); ++k)
+    if (body->getArgument(static_cast<unsigned>(k)).use_empty()) out.unreadDims.push_back(dims[k].second);
   return true;
 }
 

@@ -82,6 +82,9 @@ struct LoweredEntry {
   // The parameters this variant computes from their defaults: a call that
   // leaves one out runs it (EntryVariant::defaulted).
   std::vector<std::string> defaulted;
+  // Dims the function takes but its code never reads: the manifest gives
+  // them a default of 0 where nothing else in it names them.
+  std::vector<std::string> unreadDims;
 };
 
 struct LoweredProgram {
