@@ -48,7 +48,19 @@ DisplayLine makeDisplayLine(std::string_view raw) {
       for (size_t k = 1; k < length && valid; ++k)
         valid = (static_cast<unsigned char>(raw[i + k]) & 0xC0) == 0x80;
       for (size_t k = 0; k < length; ++k) line.columnOfByte[i + k] = column;
-      if (valid) line.text.append(raw.substr(i, length));
+      // Bidirectional controls (U+202A-202E, U+2066-2069, U+200E/F, U+061C)
+      // would reorder the rest of the printed line: shown as U+FFFD, as
+      // other controls are.
+      auto bidi = [&] {
+        std::string_view c3 = raw.substr(i, length);
+        return c3 == "\xD8\x9C" || c3 == "\xE2\x80\x8E" || c3 == "\xE2\x80\x8F" ||
+               (c3.size() == 3 && c3.substr(0, 2) == "\xE2\x80" && (unsigned char)c3[2] >= 0xAA &&
+                (unsigned char)c3[2] <= 0xAE) ||
+               (c3.size() == 3 && c3.substr(0, 2) == "\xE2\x81" && (unsigned char)c3[2] >= 0xA6 &&
+                (unsigned char)c3[2] <= 0xA9);
+      };
+      if (valid && !bidi()) line.text.append(raw.substr(i, length));
+      else if (valid) line.text.append("\xEF\xBF\xBD");
       else { line.text.append("\xEF\xBF\xBD"); length = 1; }
       column += 1;
     } else if (c == '\t') {
