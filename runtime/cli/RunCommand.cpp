@@ -336,6 +336,9 @@ private:
     if (!session)
       return input(session.message());
     const Manifest &manifest = session->manifest();
+    for (const GenericValue &g : manifest.generics)
+      if (g.dim)
+        modelDims_[g.name] = *g.dim;
 
     // Every global bind must mean something to some call.
     for (const auto &[name, value] : globalBinds) {
@@ -543,8 +546,18 @@ private:
         args.emplace(name, HostTensor::scalar(DType::I32, static_cast<double>(*index)));
         continue;
       }
-      Expected<HostTensor> tensor = value.npyPath ? readNpyAs(*value.npyPath, spec->dtype, exactNpy, spec->shape.size())
-                                                  : tensorFromJson(*value.literal, spec->dtype, spec->shape.size());
+      // An .npy's axes of a known extent (a number, or the model's generics)
+      // are checked from its header too, before its data is copied.
+      std::vector<std::optional<std::int64_t>> extents;
+      if (value.npyPath) {
+        for (const DimExpr &axis : spec->shape) {
+          Expected<std::int64_t> known = axis.evaluate(modelDims_);
+          extents.push_back(known ? std::optional<std::int64_t>(*known) : std::nullopt);
+        }
+      }
+      Expected<HostTensor> tensor = value.npyPath
+                                        ? readNpyAs(*value.npyPath, spec->dtype, exactNpy, spec->shape.size(), extents)
+                                        : tensorFromJson(*value.literal, spec->dtype, spec->shape.size());
       if (!tensor)
         return makeError("argument `{}`: {}", name, tensor.message());
       args.emplace(name, std::move(*tensor));
@@ -629,6 +642,7 @@ private:
   }
 
   const RunOptions &options_;
+  DimEnv modelDims_; // the model's dim generics, bound at build time
 };
 
 } // namespace

@@ -286,7 +286,7 @@ Expected<HostTensor> parseNpy(std::span<const std::byte> bytes, std::string_view
 }
 
 Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, bool exact,
-                               std::optional<std::size_t> rank) {
+                               std::optional<std::size_t> rank, std::span<const std::optional<std::int64_t>> extents) {
   Expected<MappedFile> file = MappedFile::open(path);
   if (!file)
     return file.error();
@@ -302,6 +302,10 @@ Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, b
   if (rank && image->shape.size() != *rank)
     return makeError("{}: has rank {} (shape ({})), but the argument has rank {}", path.string(), image->shape.size(),
                      fmt::join(image->shape, ", "), *rank);
+  for (std::size_t k = 0; k < extents.size() && k < image->shape.size(); ++k)
+    if (extents[k] && static_cast<std::int64_t>(image->shape[k]) != *extents[k])
+      return makeError("{}: has shape ({}): axis {} is {}, but the argument's is {}", path.string(),
+                       fmt::join(image->shape, ", "), k, image->shape[k], *extents[k]);
   Expected<HostTensor> tensor = copyNpy(*image);
   if (!tensor || !widened)
     return tensor;

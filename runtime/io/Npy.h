@@ -28,10 +28,12 @@ Expected<HostTensor> parseNpy(std::span<const std::byte> bytes, std::string_view
 
 // Reads `path` and returns it as `dtype`: the file's dtype must be `dtype`,
 // except that f32 or f16 data may be read as bf16 (NumPy has no bf16),
-// rounded to nearest even, unless `exact`; and its rank `rank` where given.
-// Both are checked from the header, before the data is copied.
+// rounded to nearest even, unless `exact`; its rank `rank` where given, and
+// each axis's extent where `extents` knows it. All are checked from the
+// header, before the data is copied.
 Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, bool exact = false,
-                               std::optional<std::size_t> rank = std::nullopt);
+                               std::optional<std::size_t> rank = std::nullopt,
+                               std::span<const std::optional<std::int64_t>> extents = {});
 
 // The bytes of a `.npy` (version 1) file holding `tensor` (not for bf16,
 // which NumPy cannot represent). For tests and tools.
