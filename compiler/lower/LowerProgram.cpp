@@ -264,24 +264,21 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
   }
   // An optional parameter, or an optional field or part of a struct or
   // tuple parameter, is given or left out (`none`) by each call: a variant
-  // with it, and one without. One inside an optional's payload would give
-  // variants that differ in nothing: not compiled yet.
+  // with it, and one without. One inside an optional's payload (`s: S?` with
+  // `b: f32?`) is chosen only where the enclosing one is given: with that
+  // left out the two would differ in nothing.
   std::vector<std::string> optionals;  // argument paths, in argument order
-  std::function<bool(const check::Type&, const std::string&, size_t, bool)> findOptionals =
-      [&](const check::Type& t, const std::string& path, size_t param, bool insideOptional) {
+  std::map<std::string, std::string> enclosing;  // an optional's path -> the optional around it
+  std::function<bool(const check::Type&, const std::string&, size_t, const std::string&)> findOptionals =
+      [&](const check::Type& t, const std::string& path, size_t param, const std::string& around) {
         if (t.kind() == check::TypeKind::Optional) {
-          if (insideOptional) {
-            unsupported(entry.params[param].span,
-                        fmt::format("an entry parameter of type `{}` inside `{}`", check::str(t),
-                                    check::str(checked->signature->params[param])));
-            return false;
-          }
           optionals.push_back(path);
-          return findOptionals(t.elements()[0], path, param, true);
+          if (!around.empty()) enclosing[path] = around;
+          return findOptionals(t.elements()[0], path, param, path);
         }
         if (t.kind() == check::TypeKind::Tuple) {
           for (size_t k = 0; k < t.elements().size(); ++k)
-            if (!findOptionals(t.elements()[k], fmt::format("{}.{}", path, k), param, insideOptional)) return false;
+            if (!findOptionals(t.elements()[k], fmt::format("{}.{}", path, k), param, around)) return false;
           return true;
         }
         if (t.kind() == check::TypeKind::Struct) {
@@ -290,13 +287,13 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
           for (size_t k = 0; k < fields->size(); ++k)
             if (!findOptionals(check::instantiate((*fields)[k], t.structArgs()),
                                fmt::format("{}.{}", path, t.structItem()->fields[k].name.name), param,
-                               insideOptional))
+                               around))
               return false;
         }
         return true;
       };
   for (size_t i = 0; i < entry.params.size(); ++i)
-    if (!findOptionals(checked->signature->params[i], entry.params[i].name.name, i, false)) return std::nullopt;
+    if (!findOptionals(checked->signature->params[i], entry.params[i].name.name, i, "")) return std::nullopt;
   // A parameter's default other than `none` (`o: f32? = some(2.0)`) is a
   // third choice: left out, the variant computing the default runs; an
   // explicit `none` runs the one without it.
@@ -316,6 +313,26 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
             },
             [&](size_t k) { return k == 1 ? "_no_" + spelled : k == 2 ? "_default_" + spelled : std::string(); }))
       return std::nullopt;
+    // Left out inside an enclosing optional left out: the same variant as
+    // the one giving it there, dropped.
+    if (auto around = enclosing.find(path); around != enclosing.end()) {
+      std::vector<EntryVariant> kept;
+      std::vector<std::string> keptSuffixes;
+      for (size_t v = 0; v < out.size(); ++v) {
+        bool outerAbsent = false;
+        for (std::string a = around->second;;) {
+          outerAbsent = outerAbsent || out[v].absent.count(a);
+          auto next = enclosing.find(a);
+          if (next == enclosing.end()) break;
+          a = next->second;
+        }
+        if (outerAbsent && out[v].absent.count(path)) continue;
+        kept.push_back(out[v]);
+        keptSuffixes.push_back(suffixes[v]);
+      }
+      out = std::move(kept);
+      suffixes = std::move(keptSuffixes);
+    }
   }
   // A default the manifest cannot carry (`k: i64 = N * 2`, `e: f64 =
   // exp(1.0)`, a tensor's) is computed by the code: a variant that takes the

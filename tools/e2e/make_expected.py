@@ -2206,6 +2206,10 @@ def optional_fields_in_params(rng):
     calls.append(call("parts", {"p.0": scale, "p.1": extra, "x": x},
                       result(x + scale * f32(extra), "f32", EXACT_DYADIC)))
     calls.append(call("parts", {"p.0": None, "p.1": extra, "x": x}, result(x * f32(extra), "f32", EXACT_DYADIC)))
+    calls.append(call("maybe_reading", {"r.value": value, "r.extra": extra}, result(value + extra, "f32", EXACT_DYADIC)))
+    calls.append(call("maybe_reading", {"r.value": value}, result(value * 100, "f32", EXACT_DYADIC)))
+    calls.append(call("maybe_reading", {}, result(-1.0, "f32", EXACT)))
+    calls.append(call("maybe_reading", {"r.value": None, "r.extra": None}, result(-1.0, "f32", EXACT)))
     return calls
 
 
