@@ -25,9 +25,15 @@ void Checker::bindPattern(const ast::Pattern* p, const Type& t, bool isVar) {
       bool fits = t.kind() == TypeKind::Tuple && t.elements().size() == p->elements.size();
       if (!fits && !t.isError()) {
         size_t n = p->elements.size();
-        diagnostics_.emit(DiagnosticKind::InvalidPattern, p->span, fmt::format("{} element{}", n, n == 1 ? "" : "s"),
-                          str(t))
-            .label(fmt::format("this pattern cannot match `{}`", str(t)));
+        auto d = diagnostics_.emit(DiagnosticKind::InvalidPattern, p->span,
+                                   fmt::format("{} element{}", n, n == 1 ? "" : "s"), str(t));
+        d.label(fmt::format("this pattern cannot match `{}`", str(t)));
+        // Patterns have no grouping parentheses (the grammar's only
+        // parenthesized pattern is a tuple's), unlike expressions.
+        if (n == 1 && p->elements[0]->kind == ast::PatternKind::Binding)
+          d.help(fmt::format("`({0})` is a tuple of one element, as `({0},)` is; to bind the whole value, drop the "
+                             "parentheses: `{0}`",
+                             p->elements[0]->name.name));
       }
       for (size_t i = 0; i < p->elements.size(); ++i)
         bindPattern(p->elements[i], fits ? t.elements()[i] : Type::error(), isVar);
