@@ -23,6 +23,7 @@
 #include "runtime/checkpoint/MappedFile.h"
 #include "runtime/checkpoint/Checkpoint.h"
 #include "runtime/support/DType.h"
+#include "runtime/support/ShownName.h"
 #include "runtime/io/AtomicFile.h"
 #include "runtime/support/FileDescriptor.h"
 
@@ -164,7 +165,8 @@ rt::Expected<std::string> buildCacheKey(const LoadedPackage& package, const Buil
   return hash.hex();
 }
 
-std::optional<std::string> readCachedArtifact(const std::filesystem::path& path, std::string* problem) {
+std::optional<std::string> readCachedArtifact(const std::filesystem::path& path, const std::string& package,
+                                              std::string* problem) {
   // O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (and
   // is then refused by fstat); O_NOFOLLOW: a symbolic link (to /dev/zero,
   // /dev/stdin, a FIFO) is refused before it is followed. linnet writes
@@ -225,6 +227,10 @@ std::optional<std::string> readCachedArtifact(const std::filesystem::path& path,
   rt::Expected<rt::Manifest> manifest = rt::parseManifest(contents->manifestJson, path.string());
   if (!manifest) {
     *problem = manifest.message();
+    return std::nullopt;
+  }
+  if (manifest->source.package != package) {
+    *problem = "a build of " + rt::shownName(manifest->source.package) + ", not of " + rt::shownName(package);
     return std::nullopt;
   }
   if (rt::Status object = rt::SharedObject::check(contents->sharedObject, path.string()); !object) {

@@ -57,7 +57,11 @@ rt::Expected<std::string> buildCacheKey(const LoadedPackage& package, const Buil
 // regular file (a FIFO, a directory, a socket, a device, a symbolic link) is
 // also nullopt, with `*problem` saying why. Never blocks: `path` is opened
 // with O_NONBLOCK | O_NOFOLLOW and checked with fstat before anything is read.
-std::optional<std::string> readCachedArtifact(const std::filesystem::path& path, std::string* problem);
+// An artifact built from another package than `package` (its manifest's
+// `source.package`; a valid artifact copied to the entry's path) is refused
+// the same way.
+std::optional<std::string> readCachedArtifact(const std::filesystem::path& path, const std::string& package,
+                                              std::string* problem);
 
 // Stores the artifact image `image` (rt::encodeArtifact) at `path`
 // atomically: a temporary `.KEY.lnpkg.XXXXXX` in the same directory, synced

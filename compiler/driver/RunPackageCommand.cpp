@@ -113,7 +113,7 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
       return rt::runCommand(run);
     };
     std::string problem;
-    if (std::optional<std::string> cached = readCachedArtifact(*cachePath, &problem))
+    if (std::optional<std::string> cached = readCachedArtifact(*cachePath, build.path, &problem))
       return runCached(std::move(*cached));
     if (!problem.empty())
       std::cerr << "linnet: warning: the cached build " << cachePath->string() << " is damaged (" << problem
@@ -130,7 +130,7 @@ int runRun(const CommonOptions& common, const RunPackageOptions& options) {
     } else {
       lock = std::move(*locked);
       std::string again;
-      if (std::optional<std::string> cached = readCachedArtifact(*cachePath, &again))
+      if (std::optional<std::string> cached = readCachedArtifact(*cachePath, build.path, &again))
         return runCached(std::move(*cached));
     }
   }

@@ -116,6 +116,8 @@ def replace(args):
         s.close()
     elif kind.startswith("link-to:"):
         os.symlink(kind[len("link-to:"):], path)
+    elif kind.startswith("copy-of:"):
+        shutil.copyfile(kind[len("copy-of:"):], path)
     else:
         sys.exit(f"build_cache.py: unknown kind {kind}")
 
