@@ -456,10 +456,11 @@ class Lowerer {
   std::optional<std::vector<EntryVariant>> variantsOf(const ast::FunctionItem& entry, const Module& module);
   // `v` as a value of `type`: untyped numbers become its tensors.
   Result coerceToType(const Val& v, const check::Type& type, Span at);
-  // Whether the manifest carries parameter `param`'s default of `entry`
-  // (a number a scalar folds to, an enum's variant), so that the runtime
-  // fills it in; any other default is computed by a variant of its own.
-  bool defaultTravels(const Module& module, const ast::FunctionItem& entry, size_t param, const check::Type& type);
+  // Parameter `param`'s default of `entry` as the manifest carries it, for
+  // the runtime to fill in: the number a scalar's folds to, an enum's
+  // variant index; nullopt for any other (a variant of its own computes it).
+  std::optional<double> carriedDefault(const Module& module, const ast::FunctionItem& entry, size_t param,
+                                       const check::Type& type);
   bool lowerEntry(const manifest::EntryRef& entry, const EntryVariant& variant, LoweredEntry& out);
   // A shape pack's default of dims only (`*S: Shape = [2, 3]`), else null.
   const ast::ShapeLiteralExpr* packDefault(const ast::GenericParam& g) const;

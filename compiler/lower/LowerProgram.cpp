@@ -341,7 +341,7 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
   for (size_t i = 0; i < entry.params.size(); ++i) {
     const ast::Expr* fallback = entry.params[i].defaultValue;
     const check::Type& t = checked->signature->params[i];
-    if (!fallback || t.kind() == check::TypeKind::Optional || defaultTravels(module, entry, i, t)) continue;
+    if (!fallback || t.kind() == check::TypeKind::Optional || carriedDefault(module, entry, i, t)) continue;
     const std::string& name = entry.params[i].name.name;
     if (!times(
             2, [&](EntryVariant& e, size_t k) { if (k == 1) e.defaulted.insert(name); },
@@ -353,18 +353,21 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
   return out;
 }
 
-bool Lowerer::defaultTravels(const Module& module, const ast::FunctionItem& entry, size_t param,
-                             const check::Type& type) {
+std::optional<double> Lowerer::carriedDefault(const Module& module, const ast::FunctionItem& entry, size_t param,
+                                              const check::Type& type) {
   const ast::Expr* fallback = entry.params[param].defaultValue;
-  if (!fallback) return false;
+  if (!fallback) return std::nullopt;
   if (type.kind() == check::TypeKind::Enum) {
     const ast::Ident* name = nullptr;
     if (auto* m = ast::as<ast::MemberExpr>(fallback)) name = &m->member;
     else if (auto* id = ast::as<ast::NameExpr>(fallback)) name = &id->name;
     const Symbol* variant = name ? module.symbolOf(*name) : nullptr;
-    return variant && variant->kind == SymbolKind::EnumVariant && variant->item == type.enumItem();
+    if (!variant || variant->kind != SymbolKind::EnumVariant || variant->item != type.enumItem()) return std::nullopt;
+    return variant->variant;
   }
-  return type.isTensor() && type.isScalar() && foldConstantExpr(module, fallback).has_value();
+  if (!type.isTensor() || !type.isScalar()) return std::nullopt;
+  std::optional<ConstantNumber> folded = foldConstantExpr(module, fallback);
+  return folded ? std::optional<double>(folded->asDouble()) : std::nullopt;
 }
 
 bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& variant, LoweredEntry& out) {
@@ -542,16 +545,7 @@ bool Lowerer::lowerEntry(const manifest::EntryRef& ref, const EntryVariant& vari
     // variant (its index), travels with it (the runtime fills it in); any
     // other default is computed by the variant that leaves it out, as an
     // optional's is by its absent variant.
-    if (out.args.size() != before + 1 || !defaultTravels(module(), entry, i, t)) continue;
-    const ast::Expr* fallback = entry.params[i].defaultValue;
-    if (out.args.back().enumItem) {
-      const ast::Ident* name = nullptr;
-      if (auto* m = ast::as<ast::MemberExpr>(fallback)) name = &m->member;
-      else if (auto* id = ast::as<ast::NameExpr>(fallback)) name = &id->name;
-      out.args.back().defaultValue = module().symbolOf(*name)->variant;
-    } else {
-      out.args.back().defaultValue = foldConstantExpr(module(), fallback)->asDouble();
-    }
+    if (out.args.size() == before + 1) out.args.back().defaultValue = carriedDefault(module(), entry, i, t);
   }
   std::vector<check::Type> resultTypes;
   check::Type declared = instantiate(sig.result);
