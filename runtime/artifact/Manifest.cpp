@@ -90,6 +90,19 @@ const ArgSpec *EntrySpec::findArg(std::string_view argName) const {
   return nullptr;
 }
 
+bool EntrySpec::computesDefault(std::string_view argName) const {
+  return std::find(defaulted.begin(), defaulted.end(), argName) != defaulted.end();
+}
+
+bool fitsLeftOutDefaults(std::span<const EntrySpec *const> variants, const EntrySpec &variant,
+                         const std::function<bool(const std::string &)> &leftOut) {
+  for (const EntrySpec *other : variants)
+    for (const std::string &name : other->defaulted)
+      if (leftOut(name) != variant.computesDefault(name))
+        return false;
+  return true;
+}
+
 const EntrySpec *Manifest::findEntry(std::string_view name) const {
   for (const EntrySpec &entry : entries)
     if (entry.name == name)
@@ -725,8 +738,7 @@ Expected<EntrySpec> ManifestReader::readEntry(const json &e, const std::string &
       if (!d.is_string() || !isArgumentName(d.get<std::string>()))
         return fail(at, "expected an argument name");
       std::string argName = d.get<std::string>();
-      if (entry.findArg(argName) || std::find(entry.defaulted.begin(), entry.defaulted.end(), argName) !=
-                                        entry.defaulted.end())
+      if (entry.findArg(argName) || entry.computesDefault(argName))
         return fail(at, "`{}` is also an argument of the entry or listed twice", argName);
       entry.defaulted.push_back(std::move(argName));
     }

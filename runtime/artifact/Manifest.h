@@ -22,8 +22,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -145,7 +147,15 @@ struct EntrySpec {
   std::vector<std::string> defaulted;
 
   const ArgSpec *findArg(std::string_view argName) const;
+  bool computesDefault(std::string_view argName) const; // listed in `defaulted`
 };
+
+// Whether `variant`, one of `variants`, may run a call that leaves out (not
+// `none`) exactly the arguments `leftOut` says: for every argument some
+// variant computes from its default, a call leaving it out runs a variant
+// that computes it, and only such a call does (docs/abi.md `defaulted`).
+bool fitsLeftOutDefaults(std::span<const EntrySpec *const> variants, const EntrySpec &variant,
+                         const std::function<bool(const std::string &)> &leftOut);
 
 struct Manifest {
   static constexpr std::size_t kMaxRank = 16;

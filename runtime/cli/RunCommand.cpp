@@ -371,8 +371,7 @@ private:
         givenNone.insert(name);
         // Some variant runs without it, not by computing its default.
         bool optional = std::any_of(variants.begin(), variants.end(), [&](const EntrySpec *v) {
-          return v->findArg(name) == nullptr &&
-                 std::find(v->defaulted.begin(), v->defaulted.end(), name) == v->defaulted.end();
+          return v->findArg(name) == nullptr && !v->computesDefault(name);
         });
         bool known = std::any_of(variants.begin(), variants.end(),
                                  [&](const EntrySpec *v) { return v->findArg(name) != nullptr; });
@@ -414,14 +413,8 @@ private:
         };
         auto leftOut = [&](const std::string &name) { return !given(name) && !givenNone.count(name); };
         auto takes = [&](const EntrySpec &variant) {
-          auto computes = [&](const std::string &name) {
-            return std::find(variant.defaulted.begin(), variant.defaulted.end(), name) != variant.defaulted.end();
-          };
-          for (const EntrySpec *other : variants)
-            for (const std::string &name : other->defaulted)
-              if (leftOut(name) != computes(name))
-                return false;
-          return std::all_of(call.args.begin(), call.args.end(),
+          return fitsLeftOutDefaults(variants, variant, leftOut) &&
+                 std::all_of(call.args.begin(), call.args.end(),
                              [&](const auto &arg) { return variant.findArg(arg.first) != nullptr; }) &&
                  std::all_of(variant.args.begin(), variant.args.end(),
                              [&](const auto &a) { return a.defaultValue || given(a.name); });

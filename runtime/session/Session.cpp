@@ -352,11 +352,8 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
     // and ranks; an argument left out that a variant computes from its
     // default runs such a variant.
     auto fits = [&](const EntrySpec &variant) {
-      for (const EntrySpec *other : variants)
-        for (const std::string &name : other->defaulted)
-          if ((args.find(name) == args.end()) !=
-              (std::find(variant.defaulted.begin(), variant.defaulted.end(), name) != variant.defaulted.end()))
-            return false;
+      if (!fitsLeftOutDefaults(variants, variant, [&](const std::string &name) { return !args.count(name); }))
+        return false;
       std::size_t given = 0;
       for (const ArgSpec &spec : variant.args) {
         auto it = args.find(spec.name);
