@@ -55,6 +55,15 @@ ResultLimit resultLimit(const SessionOptions &options) {
   return limit;
 }
 
+// `limit` less the bytes of earlier results the caller keeps (keepResults).
+ResultLimit lessKept(ResultLimit limit, std::size_t kept) {
+  if (kept == 0)
+    return limit;
+  limit.bytes = kept < limit.bytes ? limit.bytes - kept : 0;
+  limit.why += fmt::format(", less the {} of earlier calls' results kept for the output file", formatByteCount(kept));
+  return limit;
+}
+
 // The call in flight, for the allocation failure handler's message: the
 // generated code may fail from any of its threads, with no way back to the
 // caller, so the handler reports and ends the process (docs/runtime.md,
@@ -425,7 +434,8 @@ Expected<PreparedCall> prepare(const Manifest &manifest, std::string_view entryN
 } // namespace
 
 Expected<DimEnv> Session::check(std::string_view entry, const ArgMap &args, const DimEnv &binds) const {
-  Expected<PreparedCall> call = prepare(manifest(), entry, args, binds, impl_->resultLimit);
+  Expected<PreparedCall> call =
+      prepare(manifest(), entry, args, binds, lessKept(impl_->resultLimit, impl_->keptResultBytes));
   if (!call)
     return call.error();
   return std::move(call->env);
@@ -444,13 +454,8 @@ void Session::keepResults(std::size_t bytes) { impl_->keptResultBytes += bytes; 
 
 Expected<std::vector<HostTensor>> Session::callEntry(std::string_view entryName, const EntrySpec *chosen,
                                                      const ArgMap &args, const DimEnv &binds) {
-  ResultLimit limit = impl_->resultLimit;
-  if (std::size_t kept = impl_->keptResultBytes) {
-    limit.bytes = kept < limit.bytes ? limit.bytes - kept : 0;
-    limit.why += fmt::format(", less the {} of earlier calls' results kept for the output file",
-                             formatByteCount(kept));
-  }
-  Expected<PreparedCall> prepared = prepare(manifest(), entryName, args, binds, limit, chosen);
+  Expected<PreparedCall> prepared =
+      prepare(manifest(), entryName, args, binds, lessKept(impl_->resultLimit, impl_->keptResultBytes), chosen);
   if (!prepared)
     return prepared.error();
   const EntrySpec &entry = *prepared->entry;
