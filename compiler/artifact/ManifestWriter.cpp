@@ -6,24 +6,21 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
+
+#include "runtime/artifact/DimExpr.h"
 
 namespace linnet::artifact {
 
 namespace {
 
-// Whether the dim expression `expr` (the manifest's spelling) names `name`.
+// Whether the manifest's dim expression `expr` names `name`, as the runtime
+// reads it (one it cannot read names everything).
 bool mentionsName(const std::string& expr, const std::string& name) {
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = expr.find(name); at != std::string::npos; at = expr.find(name, at + 1))
-    if ((at == 0 || !word(expr[at - 1])) && (at + name.size() == expr.size() || !word(expr[at + name.size()])))
-      return true;
-  return false;
+  rt::Expected<rt::DimExpr> parsed = rt::DimExpr::parse(expr);
+  if (!parsed) return true;
+  std::vector<std::string> names = parsed->names();  // sorted
+  return std::binary_search(names.begin(), names.end(), name);
 }
-
-}  // namespace
-
-namespace {
 
 nlohmann::json slot(const lower::TensorSlot& s, bool withTensor) {
   nlohmann::json j = {{"path", s.path},
