@@ -214,7 +214,7 @@ Expected<Tokenizer> Tokenizer::open(const fs::path &checkpointDir) {
       fs::exists(checkpointDir / kTokenizerJsonFileName, ec)) {
     if (Status status = openByteLevelBpe(*impl, *config); !status)
       return status.error();
-    return withLongestToken(Tokenizer(std::move(impl)));
+    return Tokenizer(std::move(impl));
   }
   // The rules below are LlamaTokenizer's; another class (Gemma, T5, ...)
   // would tokenize differently, so refuse instead of guessing.
@@ -245,7 +245,7 @@ Expected<Tokenizer> Tokenizer::open(const fs::path &checkpointDir) {
       return makeError("{}: cannot encode the unk token", source);
     impl->unkPieceCount = pieces.size();
   }
-  return withLongestToken(Tokenizer(std::move(impl)));
+  return Tokenizer(std::move(impl));
 }
 
 Expected<std::vector<TokenId>> Tokenizer::encode(std::string_view text,
@@ -413,15 +413,13 @@ bool Tokenizer::isSpecial(TokenId id) const {
 
 bool Tokenizer::isAddedToken(TokenId id) const { return impl_->addedById(id) != nullptr; }
 std::size_t Tokenizer::vocabSize() const { return impl_->vocabSize; }
-std::size_t Tokenizer::longestTokenBytes() const { return impl_->longestTokenBytes; }
 
-Tokenizer Tokenizer::withLongestToken(Tokenizer tokenizer) {
+std::size_t Tokenizer::longestTokenBytes() const {
   std::size_t longest = 0;
-  for (std::size_t id = 0; id < tokenizer.vocabSize(); ++id)
-    if (Expected<std::string> spelled = tokenizer.idToToken(static_cast<TokenId>(id)))
+  for (std::size_t id = 0; id < vocabSize(); ++id)
+    if (Expected<std::string> spelled = idToToken(static_cast<TokenId>(id)))
       longest = std::max(longest, spelled->size());
-  tokenizer.impl_->longestTokenBytes = longest;
-  return tokenizer;
+  return longest;
 }
 std::size_t Tokenizer::pieceCount() const { return impl_->pieceCount; }
 std::optional<TokenId> Tokenizer::bosId() const { return impl_->bos; }

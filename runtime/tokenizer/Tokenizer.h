@@ -101,7 +101,8 @@ public:
   std::size_t vocabSize() const;
   // The most bytes of text any one token stands for, bounded by the longest
   // spelling of an id (a piece's "▁" stands for one space, a byte-level
-  // token's characters for one byte each, "<0x0A>" for one byte).
+  // token's characters for one byte each, "<0x0A>" for one byte). Walks the
+  // vocabulary: for a check before encoding a prompt, not per token.
   std::size_t longestTokenBytes() const;
   // The number of pieces in tokenizer.model (or tokens in the BPE vocab).
   std::size_t pieceCount() const;
@@ -142,8 +143,6 @@ public:
   struct Impl; // defined in TokenizerImpl.h
 
 private:
-  // `tokenizer` with Impl::longestTokenBytes set (open()'s last step).
-  static Tokenizer withLongestToken(Tokenizer tokenizer);
 
   explicit Tokenizer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

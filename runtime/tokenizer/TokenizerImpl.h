@@ -28,7 +28,6 @@ struct Tokenizer::Impl {
   sentencepiece::SentencePieceProcessor processor;
   std::size_t pieceCount = 0;
   std::size_t vocabSize = 0;
-  std::size_t longestTokenBytes = 0; // set by open()
 
   // Added tokens (from added_tokens_decoder, plus named special tokens that
   // only the SentencePiece vocabulary had). The matcher's entries are in the
