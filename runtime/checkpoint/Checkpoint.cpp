@@ -35,11 +35,12 @@ bool isRegularFile(const fs::path &path) {
 // What a path that is no regular file is, for a message: "does not exist",
 // "is a directory", "is not a regular file" (a FIFO, a device), "cannot be
 // read: ..." (a loop of links, no permission).
+constexpr std::string_view kDoesNotExist = "does not exist";
 std::string whyNotAFile(const fs::path &path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (status.type() == fs::file_type::not_found)
-    return "does not exist";
+    return std::string(kDoesNotExist);
   if (ec)
     return "cannot be read: " + ec.message();
   if (status.type() == fs::file_type::directory)
@@ -124,9 +125,9 @@ Expected<Checkpoint> Checkpoint::open(const fs::path &directory) {
     loaded = checkpoint.loadSingleFile(singlePath);
   else if (isRegularFile(indexPath))
     loaded = checkpoint.loadShards(indexPath);
-  else if (std::string why = whyNotAFile(indexPath); why != "does not exist")
+  else if (std::string why = whyNotAFile(indexPath); why != kDoesNotExist)
     loaded = makeError("{}: {}", indexPath.string(), why);
-  else if (std::string single = whyNotAFile(singlePath); single != "does not exist")
+  else if (std::string single = whyNotAFile(singlePath); single != kDoesNotExist)
     loaded = makeError("{}: {}", singlePath.string(), single);
   else
     loaded = makeError("{}: no {} or {} in the checkpoint directory", directory.string(),

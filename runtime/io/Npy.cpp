@@ -290,8 +290,8 @@ Expected<HostTensor> readNpyAs(const std::filesystem::path &path, DType dtype, b
   Expected<MappedFile> file = MappedFile::open(path);
   if (!file)
     return file.error();
-  // The header's dtype and rank are checked before the data is copied (a
-  // file of gigabytes with the wrong rank was read whole first).
+  // The header's dtype, rank and known extents are checked before the data
+  // is copied (a file of gigabytes of the wrong shape was read whole first).
   Expected<NpyImage> image = inspectNpy(file->bytes(), path.string());
   if (!image)
     return image.error();

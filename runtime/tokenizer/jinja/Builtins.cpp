@@ -223,11 +223,9 @@ Value argumentOr(const Args &args, std::size_t i, std::string_view key, Value fa
   return v ? *v : fallback;
 }
 
-} // namespace
-
 // What a filter or method may scan: a string's bytes, a list's items, a
 // dict's entries (chargeWork).
-static std::size_t scanSize(const Value &v) {
+std::size_t scanSize(const Value &v) {
   if (v.isString())
     return v.asString().size();
   if (v.isList())
@@ -236,6 +234,8 @@ static std::size_t scanSize(const Value &v) {
     return v.dictData().entries.size();
   return 1;
 }
+
+} // namespace
 
 Expected<Value> Renderer::applyFilter(const std::string &name, const Value &subject,
                                       const Args &args, Scope &scope, int line) {
