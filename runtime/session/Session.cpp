@@ -163,9 +163,14 @@ static Status checkConfig(const ConfigRecord &record, const Checkpoint &checkpoi
                  : std::string("absent");
   };
   std::vector<std::string> differences;
+  // JSON compares 4.0 equal to 4, but a key the build read as an integer
+  // (a head count) refuses `4.0` at build: so does the run.
+  auto differ = [](const nlohmann::json &now, const nlohmann::json &built) {
+    return now != built || (built.is_number_integer() && !now.is_number_integer());
+  };
   auto compare = [&](const std::string &key, const nlohmann::json *built) {
     const nlohmann::json *now = here(key);
-    if ((now == nullptr) != (built == nullptr) || (now && *now != *built))
+    if ((now == nullptr) != (built == nullptr) || (now && differ(*now, *built)))
       differences.push_back(fmt::format("`{}` is {} (the build's: {})", key, shown(now), shown(built)));
   };
   for (const auto &[key, value] : record.values)

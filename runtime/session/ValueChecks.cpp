@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace linnet::rt {
 
@@ -27,6 +28,20 @@ std::string formatBound(const DimExpr &expr, std::int64_t value) {
   if (expr.names().empty())
     return std::to_string(value);
   return fmt::format("{} = {}", expr.text(), value);
+}
+
+// The dims two bounds mention, with their values (`MaxSeq = 4096, Steps =
+// 5000`): what a range empty for every value is to blame on.
+std::string boundDims(const DimExpr &min, const DimExpr &max, const DimEnv &env) {
+  std::set<std::string> names;
+  for (const DimExpr *e : {&min, &max})
+    for (const std::string &name : e->names())
+      names.insert(name);
+  std::vector<std::string> shown;
+  for (const std::string &name : names)
+    if (auto it = env.find(name); it != env.end())
+      shown.push_back(fmt::format("{} = {}", name, it->second));
+  return fmt::format("{}", fmt::join(shown, ", "));
 }
 
 // Element `i` of `arg` as a message shows it: as an integer of its dtype, or
@@ -162,9 +177,11 @@ Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *c
       }
       std::string range;
       if (min && max && *max <= *min) // `pos` of a prefill longer than the cache: no value is right
-        range = fmt::format("can take no value: its range {}..{} (>= {} and < {}) is empty for these dims", *min,
-                            *max, formatBound(*check.min, *min), formatBound(*check.max, *max));
-      else if (min && max)
+        return makeError("argument `{}`{} is {}, but no value fits these dims ({}): its range {}..{} (>= {} and < {}) "
+                         "is empty",
+                         check.arg, where, shown, boundDims(*check.min, *check.max, env), *min, *max,
+                         formatBound(*check.min, *min), formatBound(*check.max, *max));
+      if (min && max)
         range = fmt::format("must be in {}..{} (>= {} and < {})", *min, *max, formatBound(*check.min, *min),
                             formatBound(*check.max, *max));
       else if (min)
