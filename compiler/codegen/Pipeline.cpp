@@ -360,23 +360,35 @@ int64_t TargetOptions::vectorLanes() const {
   return 4;
 }
 
+// The generation of an AMD Zen CPU name (`znver4`: 4), 0 for any other.
+static int zenGeneration(llvm::StringRef cpu) {
+  unsigned generation = 0;
+  if (!cpu.consume_front("znver") || cpu.getAsInteger(10, generation)) return 0;
+  return static_cast<int>(generation);
+}
+
 int64_t TargetOptions::rowPrefetchBytes() const {
   // AMD's Zen cores keep every row of a decode product streaming on their
   // own: there the prefetches only cost issue slots (Phi-3-mini decode on 2
   // Zen 4 vCPUs, session 16: 10-15% more tokens/s without them). Intel's
   // stop at each 4 KiB page of the mapped weights (session 11: 14-19 GB/s
   // without, 22-26 with).
-  return llvm::StringRef(cpu).starts_with("znver") ? 0 : 768;
+  return zenGeneration(cpu) > 0 ? 0 : 768;
 }
 
 int64_t TargetOptions::tileRowPrefetchBytes() const {
   // In a cache tile the first register block of tokens reads a row block
   // from memory while the next-tile prefetch fills the cache for the rest;
-  // there Zen's prefetchers do not keep up alone: 32-layer Phi-3-mini
+  // there Zen 4's prefetchers do not keep up alone: 32-layer Phi-3-mini
   // decode_rows at 8 rows on 2 Zen 4 vCPUs (session 20, 3 rounds
   // alternated): 26.4-26.8 tokens/s without, 28.8-29.2 with 1536 bytes,
-  // 27.4-27.9 with 3072, 27.8-28.5 with 768. Intel keeps its 768.
-  return llvm::StringRef(cpu).starts_with("znver") ? 1536 : 768;
+  // 27.4-27.9 with 3072, 27.8-28.5 with 768. Zen 5's do, and the prefetches
+  // only cost: the same on 2 Zen 5 vCPUs (session 26, 20 calls a run,
+  // alternated): 170-179 ms a step without, 191-220 with 1536 bytes (4
+  // rounds), then 177-208 against 196-219 (5 rounds). Intel keeps its 768.
+  int zen = zenGeneration(cpu);
+  if (zen >= 5) return 0;
+  return zen > 0 ? 1536 : 768;
 }
 
 bool TargetOptions::bf16DotProducts() const {

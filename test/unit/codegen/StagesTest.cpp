@@ -106,5 +106,25 @@ TEST(CodegenErrors, EntryOnPrivateFunctionIsDiagnosed) {
   EXPECT_NE(message.find("public function"), std::string::npos) << message;
 }
 
+// The products' prefetch distances follow the CPU's name (Pipeline.cpp
+// says why): none for a row of one token on any Zen; inside cache tiles
+// 1536 bytes on Zen 4, none from Zen 5 on; 768 bytes elsewhere.
+TEST(CodegenTarget, PrefetchDistancesByCpu) {
+  auto target = [](const char* cpu) {
+    TargetOptions t;
+    t.cpu = cpu;
+    return t;
+  };
+  EXPECT_EQ(target("sapphirerapids").rowPrefetchBytes(), 768);
+  EXPECT_EQ(target("sapphirerapids").tileRowPrefetchBytes(), 768);
+  EXPECT_EQ(target("znver4").rowPrefetchBytes(), 0);
+  EXPECT_EQ(target("znver4").tileRowPrefetchBytes(), 1536);
+  EXPECT_EQ(target("znver3").tileRowPrefetchBytes(), 1536);
+  EXPECT_EQ(target("znver5").rowPrefetchBytes(), 0);
+  EXPECT_EQ(target("znver5").tileRowPrefetchBytes(), 0);
+  EXPECT_EQ(target("znver").tileRowPrefetchBytes(), 768);  // no generation: not a Zen name LLVM knows
+  EXPECT_EQ(target("").tileRowPrefetchBytes(), 768);
+}
+
 }  // namespace
 }  // namespace linnet::codegen
