@@ -64,11 +64,16 @@ bool Checker::bindDomain(const Symbol& index, Span use, const shape::ShapeDim* d
     return true;
   }
   if (facts().provablyEqual(*d.extent, *extent)) return true;
-  diagnostics_.emit(DiagnosticKind::ContractionMismatch, use, index.name, d.extent->str(),
-                    extent->str())
-      .label(fmt::format("here `{}` ranges over `{}`", index.name, extent->str()))
-      .secondary(d.firstUse, fmt::format("here over `{}`", d.extent->str()))
-      .help(fmt::format("add `where {} == {}` if they are equal", d.extent->str(), extent->str()));
+  auto emitted = diagnostics_.emit(DiagnosticKind::ContractionMismatch, use, index.name, d.extent->str(),
+                                   extent->str());
+  emitted.label(fmt::format("here `{}` ranges over `{}`", index.name, extent->str()))
+      .secondary(d.firstUse, fmt::format("here over `{}`", d.extent->str()));
+  // `where 2 == 3` (or `N == N + 1`) can never hold: no clause to suggest.
+  if ((*d.extent - *extent).isConstant())
+    emitted.help("the two extents always differ: use a separate index for each, or slice one tensor to the "
+                 "other's extent first");
+  else
+    emitted.help(fmt::format("add `where {} == {}` if they are equal", d.extent->str(), extent->str()));
   return false;
 }
 
