@@ -913,6 +913,17 @@ const CheckedBlock* Checker::block(const ast::BlockItem& b) {
              "parameters would have no finite set of paths");
       continue;
     }
+    // Each level is checked (and later walked: the manifest, the lowering's
+    // state) by a call inside the level above: 8000 levels overflowed the
+    // stack.
+    if (blocksInProgress_.size() >= kMaxBlockDepth) {
+      diagnostics_.emit(DiagnosticKind::BlockTooDeep, member->type->span, b.name.name, kMaxBlockDepth)
+          .label(fmt::format("`{}` is the {}th block of a chain of subs here", instance.block->name.name,
+                             blocksInProgress_.size() + 1))
+          .help("blocks that repeat can be one array (`sub layers: [Layer<H>; 2]`)");
+      tooLarge = true;
+      continue;
+    }
     const CheckedBlock* sub = block(*instance.block);
     if (!sub) continue;
     if (auto held = blockInstances_.find(instance.block); held != blockInstances_.end() && !tooLarge) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -302,26 +303,71 @@ void Checker::reportCyclicDefinitions(const std::vector<const Module*>& modules)
       }
     }
   }
-  // A path from `from` back to `to`, as the items visited after `from`.
-  std::function<bool(const ast::Item*, const ast::Item*, std::set<const ast::Item*>&,
-                     std::vector<const ast::Item*>&)>
-      path = [&](const ast::Item* from, const ast::Item* to, std::set<const ast::Item*>& seen,
-                 std::vector<const ast::Item*>& trail) {
-        for (const DefinitionEdge& e : edges[from]) {
-          if (e.to == to) return true;
-          if (!seen.insert(e.to).second) continue;
-          trail.push_back(e.to);
-          if (path(e.to, to, seen, trail)) return true;
-          trail.pop_back();
-        }
-        return false;
-      };
+  // Which items may lie on a cycle: those of a strongly connected component
+  // of more than one item, or with an edge to themselves (Tarjan's
+  // algorithm, iterative). A search back to each item from each of its
+  // edges was quadratic (a chain of 30000 constants: 55 s), and recursive.
+  std::map<const ast::Item*, size_t> index, low;
+  std::set<const ast::Item*> onStack, mayCycle;
+  std::vector<const ast::Item*> stack;
+  for (const ast::Item* root : order) {
+    if (index.count(root)) continue;
+    std::vector<std::pair<const ast::Item*, size_t>> work;  // (item, next edge)
+    auto visit = [&](const ast::Item* v) {
+      index[v] = low[v] = index.size();
+      stack.push_back(v);
+      onStack.insert(v);
+      work.push_back({v, 0});
+    };
+    visit(root);
+    while (!work.empty()) {
+      const ast::Item* v = work.back().first;
+      const std::vector<DefinitionEdge>& out = edges[v];
+      if (size_t i = work.back().second++; i < out.size()) {
+        const ast::Item* w = out[i].to;
+        if (!index.count(w)) visit(w);
+        else if (onStack.count(w)) low[v] = std::min(low[v], index[w]);
+        continue;
+      }
+      work.pop_back();
+      if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[v]);
+      if (low[v] != index[v]) continue;
+      std::vector<const ast::Item*> component;
+      do {
+        component.push_back(stack.back());
+        onStack.erase(stack.back());
+        stack.pop_back();
+      } while (component.back() != v);
+      bool selfEdge = std::any_of(out.begin(), out.end(), [&](const DefinitionEdge& e) { return e.to == v; });
+      if (component.size() > 1 || selfEdge) mayCycle.insert(component.begin(), component.end());
+    }
+  }
+  // A path from `from` (the last of `trail`) back to `to` through items
+  // that may lie on a cycle, as the items visited after `from`.
+  auto path = [&](const ast::Item* from, const ast::Item* to, std::vector<const ast::Item*>& trail) {
+    std::set<const ast::Item*> seen{from};
+    std::vector<std::pair<const ast::Item*, size_t>> work{{from, 0}};
+    while (!work.empty()) {
+      const std::vector<DefinitionEdge>& out = edges[work.back().first];
+      size_t i = work.back().second++;
+      if (i == out.size()) {
+        work.pop_back();
+        if (!work.empty()) trail.pop_back();
+        continue;
+      }
+      const ast::Item* w = out[i].to;
+      if (w == to) return true;
+      if (!mayCycle.count(w) || !seen.insert(w).second) continue;
+      trail.push_back(w);
+      work.push_back({w, 0});
+    }
+    return false;
+  };
   for (const ast::Item* item : order) {
-    if (cyclic_.count(item)) continue;
+    if (cyclic_.count(item) || !mayCycle.count(item)) continue;
     for (const DefinitionEdge& first : edges[item]) {
-      std::set<const ast::Item*> seen{first.to};
       std::vector<const ast::Item*> trail{first.to};
-      if (first.to != item && !path(first.to, item, seen, trail)) continue;
+      if (first.to != item && (!mayCycle.count(first.to) || !path(first.to, item, trail))) continue;
       if (first.to == item) trail.clear();
       cyclic_.insert(item);
       for (const ast::Item* x : trail) cyclic_.insert(x);
@@ -336,6 +382,38 @@ void Checker::reportCyclicDefinitions(const std::vector<const Module*>& modules)
       d.secondary(item->name.span, fmt::format("`{}` is declared here", item->name.name))
           .help("a const, type alias or struct cannot be defined in terms of itself");
       break;
+    }
+  }
+  // How many definitions deep each one is (0: it names none): checking one
+  // checks what it names first, recursively, so a chain of 2000 constants
+  // each naming the next overflowed the stack. Past kMaxDefinitionDepth a
+  // definition is refused, reported where the chain first passes the bound
+  // (what refers to it is refused with it, unreported: its type is an
+  // error).
+  std::map<const ast::Item*, size_t> depth;
+  for (const ast::Item* root : order) {
+    if (depth.count(root) || cyclic_.count(root)) continue;
+    std::vector<std::pair<const ast::Item*, size_t>> work{{root, 0}};
+    std::set<const ast::Item*> open{root};
+    while (!work.empty()) {
+      const ast::Item* v = work.back().first;
+      const std::vector<DefinitionEdge>& out = edges[v];
+      if (size_t i = work.back().second++; i < out.size()) {
+        const ast::Item* w = out[i].to;
+        if (!depth.count(w) && !cyclic_.count(w) && open.insert(w).second) work.push_back({w, 0});
+        continue;
+      }
+      work.pop_back();
+      size_t d = 0;
+      for (const DefinitionEdge& e : out)
+        if (auto it = depth.find(e.to); it != depth.end()) d = std::max(d, it->second + 1);
+      depth[v] = d;
+      if (d <= kMaxDefinitionDepth) continue;
+      if (d == kMaxDefinitionDepth + 1)
+        diagnostics_.emit(DiagnosticKind::DefinitionTooDeep, v->name.span, v->name.name, kMaxDefinitionDepth)
+            .label("checking it checks each definition it names first, and theirs")
+            .help("define it with fewer steps, or give the value directly");
+      cyclic_.insert(v);
     }
   }
 }

@@ -397,6 +397,11 @@ class Checker {
   // kMaxBlockInstances + 1: every walk over a model's parameters visits each,
   // and two subs of the block below at every level double them.
   static constexpr uint64_t kMaxBlockInstances = uint64_t{1} << 16;
+  // How many definitions (consts, type aliases, structs) deep one may be
+  // defined through others: checking one checks those first, recursively.
+  static constexpr size_t kMaxDefinitionDepth = 256;
+  // How many blocks deep a chain of `sub`s may reach.
+  static constexpr size_t kMaxBlockDepth = 256;
   std::unordered_map<const ast::BlockItem*, uint64_t> blockInstances_;
   // E2101 for a block where a value is needed (a `let`, a parameter, ...).
   void reportBlockValue(Span at, const Type& t);
