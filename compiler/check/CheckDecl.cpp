@@ -596,6 +596,62 @@ std::optional<size_t> Checker::aliasParts(const Module& m, const ast::TypeAliasI
   return parts;
 }
 
+// How many values a type holds once every struct, tuple and optional in it
+// is expanded into its fields (what the lowering and an entry's arguments
+// carry: one per tensor or scalar, one per optional's presence), at most
+// kMaxTypeParts + 1. `tooLarge` is set where a struct in it is past that
+// (and reported there).
+size_t Checker::expandedLeaves(const Module& m, const ast::TypeNode* t, bool& tooLarge) {
+  if (!t) return 1;
+  auto bounded = [](size_t n) { return std::min(n, kMaxTypeParts + 1); };
+  switch (t->kind) {
+    case ast::TypeKind::Scalar:
+    case ast::TypeKind::Tensor:
+    case ast::TypeKind::Array:
+      return 1;
+    case ast::TypeKind::Tuple: {
+      size_t n = 0;
+      for (const ast::TypeNode* e : static_cast<const ast::TupleTypeNode*>(t)->elements)
+        n = bounded(n + expandedLeaves(m, e, tooLarge));
+      return n;
+    }
+    case ast::TypeKind::Optional:
+      return bounded(1 + expandedLeaves(m, static_cast<const ast::OptionalTypeNode*>(t)->inner, tooLarge));
+    case ast::TypeKind::Named: {
+      ResolvedItem item = resolveTypeName(m, *static_cast<const ast::NamedTypeNode*>(t));
+      if (!item.module) return 1;
+      if (auto* st = ast::as<ast::StructItem>(item.item)) {
+        size_t n = structLeaves(*item.module, *st);
+        tooLarge = tooLarge || n > kMaxTypeParts;
+        return n;
+      }
+      if (auto* alias = ast::as<ast::TypeAliasItem>(item.item); alias && !cyclic_.count(alias))
+        return expandedLeaves(*item.module, alias->type, tooLarge);
+      return 1;
+    }
+  }
+  return 1;
+}
+
+// A struct's expanded values (expandedLeaves), E2190 past kMaxTypeParts at
+// the first struct that passes it: its type is one part where it is
+// written, but the lowering carries each field, so a struct doubling at
+// each of 40 levels (6 KB of source) grew the build to the memory's end.
+size_t Checker::structLeaves(const Module& m, const ast::StructItem& st) {
+  // One while being counted: only a cycle (E2122) reaches it again.
+  auto [it, counting] = structLeaves_.try_emplace(&st, 1);
+  if (!counting || cyclic_.count(&st)) return it->second;
+  size_t n = 0;
+  bool reported = false;  // at a struct in a field
+  for (const ast::Field& f : st.fields) n = std::min(n + expandedLeaves(m, f.type, reported), kMaxTypeParts + 1);
+  if (n > kMaxTypeParts && !reported)
+    diagnostics_.emit(DiagnosticKind::StructTooLarge, st.name.span, st.name.name, kMaxTypeParts)
+        .label("every value of it carries each of its fields, and theirs")
+        .help("hold many values of one kind in a tensor, or blocks that repeat in a block array");
+  structLeaves_[&st] = n;  // `it` may be invalid: counting inserted others
+  return n;
+}
+
 bool Checker::checkTypeSize(const Module& m, const ast::TypeNode* t) {
   while (auto* optional = ast::as<ast::OptionalTypeNode>(t)) t = optional->inner;
   if (!ast::as<ast::TupleTypeNode>(t) || writtenParts(m, t) <= kMaxTypeParts) return true;

@@ -518,6 +518,7 @@ void Checker::run() {
                   fields.push_back(resolveType(*m, field.type, nullptr));
                 }
                 out_.structFields_[st] = std::move(fields);
+                structLeaves(*m, *st);  // E2190 even for a struct nothing uses
               }
               break;
             case ast::ItemKind::Enum:
