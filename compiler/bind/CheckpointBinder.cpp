@@ -10,6 +10,7 @@
 #include "compiler/bind/BindingFiles.h"
 #include "compiler/bind/ConfigConstants.h"
 #include "compiler/parse/ASTPrinter.h"
+#include "runtime/artifact/ShapeMatch.h"
 #include "runtime/support/DType.h"
 
 namespace linnet::bind {
@@ -402,7 +403,8 @@ void Binder::applyConfigAndDefaults() {
     if (g.constraint == ast::GenericKind::Dim) {
       int64_t number = 0;
       auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-      if (ec != std::errc() || end != text.data() + text.size() || number < 0) return std::nullopt;
+      if (ec != std::errc() || end != text.data() + text.size() || number < 0 || number > rt::kMaxDim)
+        return std::nullopt;
       return BoundValue{number, std::nullopt};
     }
     // Hugging Face writes torch dtype names in config.json.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "compiler/parse/ASTPrinter.h"
+#include "runtime/artifact/ShapeMatch.h"
 
 namespace linnet::bind {
 
@@ -190,9 +191,12 @@ std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
     if (generic->constraint == ast::GenericKind::Dim) {
       int64_t number = 0;
       auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-      if (ec != std::errc() || end != value.data() + value.size() || number < 0) {
+      // The runtime takes dims up to kMaxDim (a call's arguments, its binds):
+      // a model bound past it would build and then not run (a `static for`
+      // over 2^62 steps became a loop that never ended).
+      if (ec != std::errc() || end != value.data() + value.size() || number < 0 || number > rt::kMaxDim) {
         diagnostics.emit(DiagnosticKind::InvalidBindingValue, Span{}, name, kind, value,
-                         "a dimension is a non-negative integer");
+                         fmt::format("a dimension is an integer from 0 to {}", rt::kMaxDim));
         ok = false;
         continue;
       }
