@@ -639,6 +639,12 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   }
 };
 
+// Operands of one chain of `tensor.insert_slice`: One-Shot Bufferize's
+// analysis of a chain grows much faster than its length (300 operands took
+// 94 s), so longer concats insert groups of this many, each first joined in
+// its own buffer (their elements are copied twice).
+constexpr size_t kConcatChain = 16;
+
 struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
@@ -646,26 +652,43 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getResult().getType();
     int64_t axis = static_cast<int64_t>(op.getAxis());
-    ValueRange inputs = adaptor.getInputs();
-    SmallVector<SmallVector<OpFoldResult>> inputSizes;
-    for (Value input : inputs) inputSizes.push_back(tensor::getMixedSizes(rewriter, loc, input));
-    // The result's sizes: the first input's, the sum of all along the axis.
-    SmallVector<OpFoldResult> sizes = inputSizes.front();
-    for (size_t i = 1; i < inputs.size(); ++i)
-      sizes[axis] = addSizes(rewriter, loc, sizes[axis], inputSizes[i][axis]);
-    SmallVector<Value> dynamicSizes;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d))
-        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
-    Value result = rewriter.create<tensor::EmptyOp>(loc, type, dynamicSizes);
-    OpFoldResult offset = rewriter.getIndexAttr(0);
-    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
-    for (auto [input, inputSize] : llvm::zip(inputs, inputSizes)) {
-      SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
-      offsets[axis] = offset;
-      result = rewriter.create<tensor::InsertSliceOp>(loc, input, result, offsets, inputSize, strides);
-      offset = addSizes(rewriter, loc, offset, inputSize[axis]);
+    struct Part {
+      Value value;
+      SmallVector<OpFoldResult> sizes;
+    };
+    SmallVector<Part> parts;
+    for (Value input : adaptor.getInputs()) parts.push_back({input, tensor::getMixedSizes(rewriter, loc, input)});
+    // `parts` joined along the axis into a new tensor.
+    auto join = [&](ArrayRef<Part> group) -> Part {
+      // The sizes: the first part's, the sum of all along the axis.
+      SmallVector<OpFoldResult> sizes = group.front().sizes;
+      for (size_t i = 1; i < group.size(); ++i) sizes[axis] = addSizes(rewriter, loc, sizes[axis], group[i].sizes[axis]);
+      SmallVector<int64_t> shape(type.getShape());
+      std::optional<int64_t> length = getConstantIntValue(sizes[axis]);
+      shape[axis] = length ? *length : ShapedType::kDynamic;
+      auto joined = RankedTensorType::get(shape, type.getElementType());
+      SmallVector<Value> dynamicSizes;
+      for (int64_t d = 0; d < joined.getRank(); ++d)
+        if (joined.isDynamicDim(d)) dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
+      Value result = rewriter.create<tensor::EmptyOp>(loc, joined, dynamicSizes);
+      OpFoldResult offset = rewriter.getIndexAttr(0);
+      SmallVector<OpFoldResult> strides(joined.getRank(), rewriter.getIndexAttr(1));
+      for (const Part& part : group) {
+        SmallVector<OpFoldResult> offsets(joined.getRank(), rewriter.getIndexAttr(0));
+        offsets[axis] = offset;
+        result = rewriter.create<tensor::InsertSliceOp>(loc, part.value, result, offsets, part.sizes, strides);
+        offset = addSizes(rewriter, loc, offset, part.sizes[axis]);
+      }
+      return {result, sizes};
+    };
+    while (parts.size() > kConcatChain) {
+      SmallVector<Part> groups;
+      for (size_t i = 0; i < parts.size(); i += kConcatChain)
+        groups.push_back(join(ArrayRef<Part>(parts).slice(i, std::min(kConcatChain, parts.size() - i))));
+      parts = std::move(groups);
     }
+    Value result = join(parts).value;
+    if (result.getType() != type) result = rewriter.create<tensor::CastOp>(loc, type, result);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -267,6 +267,7 @@ def shape_ops(rng):
     c1 = rng.integers(-9, 10, size=(2, 1)).astype(np.int32)
     ci = rng.integers(-9, 10, size=(3, 4)).astype(np.int32)
     cf = dyadic(rng, (3, 4))
+    many = rng.integers(-99, 100, size=(3, 2)).astype(np.int32)
     return [
         call("reshaped", {"x": x}, result(x.reshape(3, 2, 2), "i32")),
         call("permuted", {"x": x3}, result(np.transpose(x3, (2, 0, 1)), "i32")),
@@ -279,6 +280,7 @@ def shape_ops(rng):
         call("filled_from", {"v": -17}, result(np.full(4, -17, dtype=np.int32), "i32")),
         call("cumsum_rows", {"x": ci}, result(np.cumsum(ci, axis=1), "i32")),
         call("cumsum_cols", {"x": cf}, result(np.cumsum(cf, axis=0), "f32", EXACT_DYADIC)),
+        call("concat_many", {"x": many}, result(np.concatenate([many + i for i in range(35)], axis=0), "i32")),
     ]
 
 
