@@ -7,6 +7,8 @@
 #include "compiler/modules/Toml.h"
 
 #include <limits>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace linnet::modules {
 
@@ -193,9 +195,8 @@ class Reader {
     if (peek() != ']') return failBool("expected `]` to close the table header", pos_, pos_ + 1);
     ++pos_;
     if (name.empty()) return failBool("a table needs a name", begin, pos_);
-    for (const TomlTable& table : document.tables)
-      if (table.name == name)
-        return failBool("table `[" + name + "]` is defined twice", begin, pos_);
+    if (!tableNames_.insert(name).second)
+      return failBool("table `[" + name + "]` is defined twice", begin, pos_);
     TomlTable table;
     table.name = std::move(name);
     table.headerBegin = static_cast<uint32_t>(begin);
@@ -215,11 +216,11 @@ class Reader {
     ++pos_;
     skipSpaces();
     if (!value(&entry.value, Nesting::TopLevel)) return false;
-    for (const TomlEntry& other : entries) {
-      if (other.key == entry.key) {
-        std::string where = tableName.empty() ? std::string() : " in `[" + tableName + "]`";
-        return failBool("key `" + entry.key + "` is defined twice" + where, begin, end);
-      }
+    // A set of each table's keys: a search of its entries per key was
+    // quadratic (133,000 keys in a 1 MiB file: 14 s before every command).
+    if (!tableKeys_[tableName].insert(entry.key).second) {
+      std::string where = tableName.empty() ? std::string() : " in `[" + tableName + "]`";
+      return failBool("key `" + entry.key + "` is defined twice" + where, begin, end);
     }
     entries.push_back(std::move(entry));
     return endOfLine();
@@ -408,6 +409,7 @@ class Reader {
     ++pos_;  // '{'
     skipSpaces();
     if (peek() == '}') { ++pos_; return true; }
+    std::unordered_set<std::string> keys;
     while (true) {
       skipSpaces();
       if (atEnd() || peek() == '\n' || peek() == '\r')
@@ -422,10 +424,8 @@ class Reader {
       ++pos_;
       skipSpaces();
       if (!value(&entry.value, Nesting::InInlineTable)) return false;
-      for (const TomlEntry& other : out->table)
-        if (other.key == entry.key)
-          return failBool("key `" + entry.key + "` is defined twice in an inline table", keyBegin,
-                          keyEnd);
+      if (!keys.insert(entry.key).second)
+        return failBool("key `" + entry.key + "` is defined twice in an inline table", keyBegin, keyEnd);
       out->table.push_back(std::move(entry));
       skipSpaces();
       if (peek() == ',') { ++pos_; continue; }
@@ -440,6 +440,8 @@ class Reader {
   TomlError* error_;
   size_t pos_ = 0;
   bool failed_ = false;
+  std::unordered_set<std::string> tableNames_;
+  std::unordered_map<std::string, std::unordered_set<std::string>> tableKeys_;  // by table name, "" the root
 };
 
 }  // namespace
