@@ -21,6 +21,8 @@
 #include <map>
 #include <ostream>
 
+#include "runtime/support/ShownName.h"
+
 namespace linnet {
 
 namespace {
@@ -90,6 +92,14 @@ struct LineMarker {
   std::string text;
 };
 
+// A message, label, note or path as printed: control bytes (an escape
+// sequence in a name from bindings.json, a NUL), bytes that are not UTF-8
+// and bidirectional controls escaped; past a few KiB shortened (a 10 MB
+// identifier made a 10 MB message). Source lines in snippets are shown by
+// makeDisplayLine instead.
+constexpr size_t kShownMessageBytes = 4096;
+std::string shown(std::string_view text) { return rt::shownText(text, kShownMessageBytes); }
+
 std::string styled(const RenderOptions& options, std::string_view code, std::string_view text) {
   if (!options.color) return std::string(text);
   return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
@@ -156,7 +166,7 @@ void renderSnippet(const SourceFile& file, const std::vector<const DiagnosticLab
       uint32_t startColumn = column(m.startByte);
       uint32_t endColumn = column(m.endByte);
       uint32_t width = std::max<uint32_t>(1, endColumn - startColumn);
-      byLine[lineNumber].push_back({startColumn, width, m.label->primary, m.label->text});
+      byLine[lineNumber].push_back({startColumn, width, m.label->primary, shown(m.label->text)});
     }
     displays[lineNumber] = std::move(display);
   }
@@ -221,7 +231,7 @@ void renderText(const SourceManager& sources, const std::vector<Diagnostic>& dia
     std::string header = d.code().empty() ? std::string(severity)
                                           : fmt::format("{} {}", severity, d.code());
     out << styled(options, d.severity == Severity::Error ? "1;31" : "1;33", header)
-        << styled(options, "1", fmt::format(": {}", d.message)) << "\n";
+        << styled(options, "1", fmt::format(": {}", shown(d.message))) << "\n";
 
     // Gutter width: max(2, digits of the largest line number shown).
     uint32_t maxLine = 0;
@@ -247,7 +257,7 @@ void renderText(const SourceManager& sources, const std::vector<Diagnostic>& dia
           if (label.span.file == fileOrder[f]) labels.push_back(&label);
         LineColumn at = file.lineColumn(labels.front()->span.begin);
         if (f > 0) out << blank << " " << bar << "\n";
-        out << blank << styled(options, "1;34", f == 0 ? "-->" : ":::") << " " << file.path()
+        out << blank << styled(options, "1;34", f == 0 ? "-->" : ":::") << " " << shown(file.path())
             << ":" << at.line << ":" << at.column << "\n";
         out << blank << " " << bar << "\n";
         renderSnippet(file, labels, gutter, out, options);
@@ -255,8 +265,10 @@ void renderText(const SourceManager& sources, const std::vector<Diagnostic>& dia
     }
     if (!d.notes.empty() || !d.helps.empty()) {
       out << blank << " " << bar << "\n";
-      for (const std::string& note : d.notes) out << blank << " = " << styled(options, "1", "note") << ": " << note << "\n";
-      for (const std::string& help : d.helps) out << blank << " = " << styled(options, "1", "help") << ": " << help << "\n";
+      for (const std::string& note : d.notes)
+        out << blank << " = " << styled(options, "1", "note") << ": " << shown(note) << "\n";
+      for (const std::string& help : d.helps)
+        out << blank << " = " << styled(options, "1", "help") << ": " << shown(help) << "\n";
     }
   }
 }
@@ -287,17 +299,19 @@ void renderJson(const SourceManager& sources, const std::vector<Diagnostic>& dia
     nlohmann::ordered_json entry;
     entry["code"] = std::string(d.code());
     entry["severity"] = std::string(severityName(d.severity));
-    entry["message"] = d.message;
+    entry["message"] = shown(d.message);
     entry["label"] = d.labels.empty() || d.labels.front().text.empty()
                          ? nlohmann::ordered_json(nullptr)
-                         : nlohmann::ordered_json(d.labels.front().text);
+                         : nlohmann::ordered_json(shown(d.labels.front().text));
     entry["location"] = jsonLocation(sources, d.primarySpan());
     entry["related"] = nlohmann::ordered_json::array();
     for (size_t i = 1; i < d.labels.size(); ++i)
       entry["related"].push_back(
-          {{"location", jsonLocation(sources, d.labels[i].span)}, {"message", d.labels[i].text}});
-    entry["notes"] = d.notes;
-    entry["help"] = d.helps;
+          {{"location", jsonLocation(sources, d.labels[i].span)}, {"message", shown(d.labels[i].text)}});
+    entry["notes"] = nlohmann::ordered_json::array();
+    for (const std::string& note : d.notes) entry["notes"].push_back(shown(note));
+    entry["help"] = nlohmann::ordered_json::array();
+    for (const std::string& help : d.helps) entry["help"].push_back(shown(help));
     document["diagnostics"].push_back(std::move(entry));
   }
   document["summary"] = {{"errors", errors}, {"warnings", warnings}};

@@ -23,9 +23,14 @@ std::size_t printableUtf8Length(std::string_view text) {
       return 0;
     code = (code << 6) | (byte(i) & 0x3f);
   }
-  // Overlong forms, surrogates and C1 controls are escaped.
+  // Overlong forms, surrogates and C1 controls are escaped, and so are the
+  // controls of bidirectional text, which would reorder the rest of the
+  // line on a terminal (U+202E in a name reversed what followed it).
   static constexpr std::uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
   if (code < kLeast[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || code < 0xa0)
+    return 0;
+  if (code == 0x061c || code == 0x200e || code == 0x200f || (code >= 0x202a && code <= 0x202e) ||
+      (code >= 0x2066 && code <= 0x2069))
     return 0;
   return length;
 }
