@@ -66,6 +66,18 @@ void Checker::checkFunction(const ast::FunctionItem& f) {
   const Signature* sig = signature(f);
   const Module* m = moduleOf(f);
   if (!sig || !m) return;
+  if (f.function == ast::FunctionKind::Entry) {
+    // Each value an entry takes or returns is a parameter of its native
+    // function, and LLVM's time grows with their square (6000 f32
+    // arguments: 36 s and 2 GB to build, 12000 ran out of memory).
+    bool tooLarge = false;
+    size_t values = f.returnType ? expandedLeaves(*m, f.returnType, tooLarge) : 0;
+    for (const ast::Param& p : f.params) values = std::min(values + expandedLeaves(*m, p.type, tooLarge), kMaxTypeParts + 1);
+    if (values > kMaxTypeParts && !tooLarge)
+      diagnostics_.emit(DiagnosticKind::EntryTooLarge, f.name.span, f.name.name, kMaxTypeParts)
+          .label("each value of an argument or of the result is a parameter of the entry's native code")
+          .help("pass values of one kind together as a tensor");
+  }
   auto checked = std::make_unique<CheckedFunction>();
   checked->signature = sig;
   FunctionScope scope;
