@@ -73,6 +73,12 @@ public:
   bool parse_error(std::size_t /*position*/, const std::string & /*lastToken*/,
                    const nlohmann::detail::exception &e) {
     std::string_view what = e.what();
+    // The library's own tag (`[json.exception.parse_error.101] `) says
+    // nothing to a user.
+    if (what.starts_with("[json.exception.")) {
+      if (std::size_t end = what.find("] "); end != std::string_view::npos)
+        what.remove_prefix(end + 2);
+    }
     constexpr std::string_view kLastRead = "; last read: '";
     std::size_t at = what.find(kLastRead);
     if (at == std::string_view::npos) {

@@ -72,7 +72,10 @@ TEST(StrictJsonTest, MalformedTextIsAnError) {
                            "{\"a\": 1, \"a\": }"}) {
     std::string message = errorOf(text);
     EXPECT_NE(message.find("doc.json: invalid JSON"), std::string::npos) << text << " -> " << message;
+    // Without the library's tag (`[json.exception.parse_error.101]`).
+    EXPECT_EQ(message.find("json.exception"), std::string::npos) << text << " -> " << message;
   }
+  EXPECT_EQ(errorOf("[1e400]").find("json.exception"), std::string::npos) << errorOf("[1e400]");
 }
 
 TEST(StrictJsonTest, TheLastTokenReadIsShownShortAndEscaped) {
