@@ -279,7 +279,9 @@ void Checker::checkDivisors(const Module& m, const ast::Expr* e, const shape::Fa
   shape::Proof proof = facts.provablyPositive(*divisor);
   if (proof) return;
   auto d = diagnostics_.emit(DiagnosticKind::DivisorNotPositive, b->rhs->span, divisor->str());
-  d.label("this divisor may be zero");
+  // A constant divisor is known: a negative one is not "maybe zero".
+  std::optional<int64_t> constant = divisor->constantValue();
+  d.label(constant ? fmt::format("this divisor is {}", *constant) : std::string("this divisor may be zero"));
   if (!proof.suggestion.empty()) d.help(fmt::format("add `where {}`", proof.suggestion));
 }
 
