@@ -605,6 +605,21 @@ std::optional<size_t> Checker::aliasParts(const Module& m, const ast::TypeAliasI
 // (and reported there).
 size_t Checker::expandedLeaves(const Module& m, const ast::TypeNode* t, bool& tooLarge) {
   if (!t) return 1;
+  // Once per written type: an alias is walked where each use names it, and
+  // aliases doubling a tuple at each of 40 levels were 2^40 walks.
+  auto [known, first] = expandedLeaves_.try_emplace(t, 1, false);
+  if (!first) {
+    tooLarge = tooLarge || known->second.second;
+    return known->second.first;
+  }
+  bool inside = false;
+  size_t n = countLeaves(m, t, inside);
+  expandedLeaves_[t] = {n, inside};  // `known` may be invalid: counting inserted others
+  tooLarge = tooLarge || inside;
+  return n;
+}
+
+size_t Checker::countLeaves(const Module& m, const ast::TypeNode* t, bool& tooLarge) {
   auto bounded = [](size_t n) { return std::min(n, kMaxTypeParts + 1); };
   switch (t->kind) {
     case ast::TypeKind::Scalar:

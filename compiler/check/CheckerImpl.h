@@ -317,6 +317,7 @@ class Checker {
   // E2122: consts, aliases and structs defined in terms of themselves.
   void reportCyclicDefinitions(const std::vector<const Module*>& modules);
   size_t expandedLeaves(const Module& m, const ast::TypeNode* t, bool& tooLarge);
+  size_t countLeaves(const Module& m, const ast::TypeNode* t, bool& tooLarge);  // expandedLeaves, uncached
   size_t structLeaves(const Module& m, const ast::StructItem& st);
   // A `const`: its value against its annotation, or its untyped value's
   // type (E2190 for types a const cannot have); once, reported there.
@@ -413,6 +414,7 @@ class Checker {
   std::unordered_map<const ast::TypeAliasItem*, std::optional<size_t>> aliasParts_;
   std::unordered_map<const ast::ConstItem*, std::optional<shape::DimExpr>> constDims_;  // dimOf
   std::unordered_map<const ast::StructItem*, size_t> structLeaves_;                      // structLeaves
+  std::unordered_map<const ast::TypeNode*, std::pair<size_t, bool>> expandedLeaves_;     // expandedLeaves
   std::unordered_map<const ast::ConstItem*, Type> constTypes_;                          // constType
   std::set<const ast::GenericArg*> reportedGenericArgs_;  // reportGenericArgument
   std::unordered_map<const ast::GenericParam*, bool> badDefaults_;  // checkGenericDefault
