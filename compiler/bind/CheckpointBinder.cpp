@@ -2,15 +2,14 @@
 #include "compiler/bind/CheckpointBinder.h"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 #include <variant>
 
 #include "compiler/bind/BindingFiles.h"
 #include "compiler/bind/ConfigConstants.h"
+#include "compiler/bind/GenericValues.h"
 #include "compiler/parse/ASTPrinter.h"
-#include "runtime/artifact/ShapeMatch.h"
 #include "runtime/support/DType.h"
 
 namespace linnet::bind {
@@ -401,11 +400,9 @@ void Binder::applyConfigAndDefaults() {
   const nlohmann::json& config = checkpoint_.config();
   auto parse = [&](const ast::GenericParam& g, const std::string& text) -> std::optional<BoundValue> {
     if (g.constraint == ast::GenericKind::Dim) {
-      int64_t number = 0;
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-      if (ec != std::errc() || end != text.data() + text.size() || number < 0 || number > rt::kMaxDim)
-        return std::nullopt;
-      return BoundValue{number, std::nullopt};
+      std::optional<int64_t> number = parseRootDim(text);
+      if (!number) return std::nullopt;
+      return BoundValue{*number, std::nullopt};
     }
     // Hugging Face writes torch dtype names in config.json.
     static const std::map<std::string, std::string> torchNames = {

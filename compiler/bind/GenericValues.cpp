@@ -158,6 +158,14 @@ std::optional<EntryTypeBindings> parseEntryTypeBinds(const std::vector<const ast
   return bindings;
 }
 
+std::optional<int64_t> parseRootDim(std::string_view text) {
+  int64_t number = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec != std::errc() || end != text.data() + text.size() || number < 0 || number > rt::kMaxDim)
+    return std::nullopt;
+  return number;
+}
+
 std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
                                                   std::string_view blockName,
                                                   const std::vector<std::string>& binds,
@@ -189,18 +197,14 @@ std::optional<GenericBindings> parseBindOverrides(const ast::BlockItem& block,
       continue;
     }
     if (generic->constraint == ast::GenericKind::Dim) {
-      int64_t number = 0;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-      // The runtime takes dims up to kMaxDim (a call's arguments, its binds):
-      // a model bound past it would build and then not run (a `static for`
-      // over 2^62 steps became a loop that never ended).
-      if (ec != std::errc() || end != value.data() + value.size() || number < 0 || number > rt::kMaxDim) {
+      std::optional<int64_t> number = parseRootDim(value);
+      if (!number) {
         diagnostics.emit(DiagnosticKind::InvalidBindingValue, Span{}, name, kind, value,
                          fmt::format("a dimension is an integer from 0 to {}", rt::kMaxDim));
         ok = false;
         continue;
       }
-      bound.dim = number;
+      bound.dim = *number;
     } else {
       std::optional<ast::ScalarType> dtype = ast::scalarTypeFromName(value);
       if (!dtype) {

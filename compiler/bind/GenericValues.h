@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/check/TypedIR.h"
@@ -48,6 +49,12 @@ std::optional<EntryTypeBindings> parseEntryTypeBinds(const std::vector<const ast
                                                      const std::vector<std::string>& binds,
                                                      DiagnosticEmitter& diagnostics,
                                                      EntryPackBindings* packs = nullptr);
+
+// A root dim written as text (`--bind H=8`, config.json's `8`): an integer
+// from 0 to the runtime's largest dim (rt::kMaxDim, which a call's arguments
+// and binds take: a model bound past it would build and then not run; a
+// `static for` over 2^62 steps was a loop that never ended); else nullopt.
+std::optional<int64_t> parseRootDim(std::string_view text);
 
 // Parses and checks `NAME=VALUE` strings against `block`'s generics; returns
 // nullopt after reporting when any is invalid.
