@@ -72,7 +72,8 @@ void Checker::checkFunction(const ast::FunctionItem& f) {
     // arguments: 36 s and 2 GB to build, 12000 ran out of memory).
     bool tooLarge = false;
     size_t values = f.returnType ? expandedLeaves(*m, f.returnType, tooLarge) : 0;
-    for (const ast::Param& p : f.params) values = std::min(values + expandedLeaves(*m, p.type, tooLarge), kMaxTypeParts + 1);
+    for (const ast::Param& p : f.params)
+      values = std::min(values + expandedLeaves(*m, p.type, tooLarge), kMaxTypeParts + 1);
     if (values > kMaxTypeParts && !tooLarge)
       diagnostics_.emit(DiagnosticKind::EntryTooLarge, f.name.span, f.name.name, kMaxTypeParts)
           .label("each value of an argument or of the result is a parameter of the entry's native code")

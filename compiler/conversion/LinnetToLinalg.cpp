@@ -662,7 +662,8 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     auto join = [&](ArrayRef<Part> group) -> Part {
       // The sizes: the first part's, the sum of all along the axis.
       SmallVector<OpFoldResult> sizes = group.front().sizes;
-      for (size_t i = 1; i < group.size(); ++i) sizes[axis] = addSizes(rewriter, loc, sizes[axis], group[i].sizes[axis]);
+      for (size_t i = 1; i < group.size(); ++i)
+        sizes[axis] = addSizes(rewriter, loc, sizes[axis], group[i].sizes[axis]);
       SmallVector<int64_t> shape(type.getShape());
       std::optional<int64_t> length = getConstantIntValue(sizes[axis]);
       shape[axis] = length ? *length : ShapedType::kDynamic;
