@@ -143,7 +143,6 @@ public:
   struct Impl; // defined in TokenizerImpl.h
 
 private:
-
   explicit Tokenizer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
