@@ -515,8 +515,9 @@ bool Lowerer::lowerFor(const ast::ForStmt* f) {
 // at run time: an `scf.for` carrying what the body assigns. The loop variable
 // is an i64 scalar (or the bounds' dtype), as the checker types both.
 bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
-                               const std::function<bool(const Val&)>& bindVariable) {
-  auto a = lowerExpr(start);
+                               const std::function<bool(const Val&)>& bindVariable,
+                               std::optional<int64_t> from) {
+  auto a = from ? Result(Val::integer(shape::DimExpr::constant(*from))) : lowerExpr(start);
   auto b = a ? lowerExpr(end) : std::nullopt;
   if (!b) return false;
   auto index = [&](const Val& v, Span at) -> std::optional<mlir::Value> {

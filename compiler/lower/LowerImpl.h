@@ -394,8 +394,14 @@ class Lowerer {
   bool lowerWhile(const ast::WhileStmt* w);
   bool lowerFor(const ast::ForStmt* f);
   bool unrollBudget(int64_t count, const ast::Expr* at);
+  // The operations in the function being built: unrolling is bounded by the
+  // code it makes, not only by its trip count.
+  int64_t functionOps();
+  // `from`, when given, is the first iteration instead of `start`'s value
+  // (the rest of a `static for` that stopped unrolling).
   bool lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, const std::vector<ast::Stmt*>& body,
-                        const std::function<bool(const Val&)>& bindVariable);
+                        const std::function<bool(const Val&)>& bindVariable,
+                        std::optional<int64_t> from = std::nullopt);
   // Lowers `e` and gives its value to `use`, whose result has type `type`;
   // where `e` is an `if` or `match` yielding a block (which cannot be data),
   // `use` runs in each arm on the block known there
