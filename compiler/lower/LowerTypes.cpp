@@ -8,6 +8,7 @@
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
+#include "runtime/artifact/Manifest.h"
 
 namespace linnet::lower {
 
@@ -82,6 +83,15 @@ std::optional<shape::DimExpr> Lowerer::dimOfShape(const shape::ShapeDim& d, Span
 std::optional<mlir::RankedTensorType> Lowerer::tensorType(const check::Type& t, Span at) {
   if (!t.isTensor()) {
     unsupported(at, fmt::format("a value of type `{}` where a tensor is needed", check::str(t)));
+    return std::nullopt;
+  }
+  // The loop nests and index lists codegen makes grow with the rank, some
+  // passes faster than linearly (rank 5000 took 30 s and 930 MB to build);
+  // an artifact's manifest takes no more axes either.
+  constexpr size_t kMaxRank = rt::Manifest::kMaxRank;
+  if (t.shape().size() > kMaxRank) {
+    unsupported(at, fmt::format("a tensor of rank {}, past the {} axes the compiler builds,", t.shape().size(),
+                                kMaxRank));
     return std::nullopt;
   }
   std::vector<int64_t> dims;

@@ -158,7 +158,8 @@ bool fitsLeftOutDefaults(std::span<const EntrySpec *const> variants, const Entry
                          const std::function<bool(const std::string &)> &leftOut);
 
 struct Manifest {
-  static constexpr std::size_t kMaxRank = 16;
+  // The compiler builds no tensor of more axes (numpy 2's bound as well).
+  static constexpr std::size_t kMaxRank = 64;
   static constexpr std::size_t kMaxListLength = 1 << 20; // parameters, entries, ... each
   static constexpr std::size_t kMaxWhyLength = 1024;      // a requirement's `why`
 

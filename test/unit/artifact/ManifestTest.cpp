@@ -122,8 +122,8 @@ TEST(ManifestTest, ParametersAndState) {
   EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = {-4}; }), "parameters[0].shape[0]: -4 is negative");
   EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = {"K"}; }),
                "parameters[0].shape[0]: expected a non-negative integer");
-  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = json(std::vector<int>(17, 1)); }),
-               "rank 17 exceeds the limit of 16");
+  EXPECT_ERROR(edited([](json &m) { m["parameters"][0]["shape"] = json(std::vector<int>(65, 1)); }),
+               "rank 65 exceeds the limit of 64");
   EXPECT_ERROR(edited([](json &m) {
                  m["parameters"][0]["shape"] = {std::int64_t{1} << 40, std::int64_t{1} << 40};
                }),
