@@ -236,6 +236,7 @@ class Lowerer {
   std::optional<mlir::RankedTensorType> tensorType(const check::Type& t, Span at);
   // Index values of the dynamic dims of `t`, in order.
   std::optional<std::vector<mlir::Value>> dynamicDims(const check::Type& t, Span at);
+  std::optional<mlir::Value> floorDivLargeOffset(const shape::Atom& a, Span at);
   std::optional<mlir::Value> dimValue(const shape::DimExpr& d, Span at);
   std::string dimSpelling(const shape::DimExpr& d) const;
   std::optional<shape::DimExpr> dimOfShape(const shape::ShapeDim& d, Span at);

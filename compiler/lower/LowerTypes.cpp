@@ -123,6 +123,34 @@ std::optional<std::vector<mlir::Value>> Lowerer::dynamicDims(const check::Type& 
   return out;
 }
 
+// `(a + c) / k` for constants k > 0 and |c| >= 2^32, as `a / k + c / k`
+// plus one where the remainders carry: `a + c` itself would wrap at run time
+// for an offset near 2^63 (a slice `x[0:N:2^63 - 1]`, whose extent is
+// `(N + 2^63 - 2) / (2^63 - 1)`, came out negative). Small offsets (`(S + 1)
+// / 2`) keep the plain form.
+std::optional<mlir::Value> Lowerer::floorDivLargeOffset(const shape::Atom& a, Span at) {
+  if (a.kind() != shape::AtomKind::FloorDiv) return std::nullopt;
+  std::optional<int64_t> k = a.operands()[1].constantValue();
+  const shape::DimExpr& numerator = a.operands()[0];
+  int64_t c = numerator.constantTerm();
+  constexpr int64_t kLarge = int64_t{1} << 32;
+  if (!k || *k <= 0 || (c < kLarge && c > -kLarge) || numerator.constantValue()) return std::nullopt;
+  int64_t q = c / *k, r = c % *k;
+  if (r < 0) r += *k, q -= 1;
+  auto rest = dimValue(numerator - shape::DimExpr::constant(c), at);
+  if (!rest) return std::nullopt;
+  mlir::Location l = loc(at);
+  auto constant = [&](int64_t v) -> mlir::Value { return builder_.create<mlir::arith::ConstantIndexOp>(l, v); };
+  mlir::Value divided = builder_.create<mlir::arith::FloorDivSIOp>(l, *rest, constant(*k));
+  mlir::Value remainder = builder_.create<mlir::arith::SubIOp>(
+      l, *rest, builder_.create<mlir::arith::MulIOp>(l, divided, constant(*k)));
+  mlir::Value carries =
+      builder_.create<mlir::arith::CmpIOp>(l, mlir::arith::CmpIPredicate::sge, remainder, constant(*k - r));
+  mlir::Value carry = builder_.create<mlir::arith::SelectOp>(l, carries, constant(1), constant(0));
+  mlir::Value whole = builder_.create<mlir::arith::AddIOp>(l, divided, constant(q));
+  return builder_.create<mlir::arith::AddIOp>(l, whole, carry).getResult();
+}
+
 std::optional<mlir::Value> Lowerer::dimValue(const shape::DimExpr& d, Span at) {
   mlir::Location l = loc(at);
   auto constant = [&](int64_t v) -> mlir::Value {
@@ -149,6 +177,7 @@ std::optional<mlir::Value> Lowerer::dimValue(const shape::DimExpr& d, Span at) {
       case shape::AtomKind::Quotient:
       case shape::AtomKind::FloorDiv:
       case shape::AtomKind::Mod: {
+        if (auto v = floorDivLargeOffset(a, at)) return v;
         auto n = dimValue(a.operands()[0], at);
         auto q = n ? dimValue(a.operands()[1], at) : std::nullopt;
         if (!q) return std::nullopt;

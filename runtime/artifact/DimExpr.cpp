@@ -271,6 +271,31 @@ Expected<std::int64_t> DimExpr::evaluateNode(int index, const DimEnv &env) const
   case Kind::Mod:
     break;
   }
+  // `(N + c) / k` with an offset near 2^63 (the extent of a slice whose step
+  // is near 2^63: `(N + 2^63 - 2) / (2^63 - 1)`): the sum may pass 64 bits
+  // where the quotient does not, so it is taken in 128.
+  if (node.kind == Kind::Div &&
+      (nodes_[node.lhs].kind == Kind::Add || nodes_[node.lhs].kind == Kind::Sub)) {
+    const Node &sum = nodes_[node.lhs];
+    Expected<std::int64_t> x = evaluateNode(sum.lhs, env);
+    if (!x)
+      return x;
+    Expected<std::int64_t> y = evaluateNode(sum.rhs, env);
+    if (!y)
+      return y;
+    Expected<std::int64_t> k = evaluateNode(node.rhs, env);
+    if (!k)
+      return k;
+    if (*k == 0)
+      return makeError("dim expression `{}` divides by zero", text_);
+    __int128 n = sum.kind == Kind::Add ? static_cast<__int128>(*x) + *y : static_cast<__int128>(*x) - *y;
+    __int128 q = n / *k;
+    if (n % *k != 0 && ((n < 0) != (*k < 0)))
+      --q;
+    if (q > std::numeric_limits<std::int64_t>::max() || q < std::numeric_limits<std::int64_t>::min())
+      return makeError("dim expression `{}` overflows", text_);
+    return static_cast<std::int64_t>(q);
+  }
   Expected<std::int64_t> lhs = evaluateNode(node.lhs, env);
   if (!lhs)
     return lhs;

@@ -45,6 +45,17 @@ TEST(DimExprTest, FloorDivisionAndModulo) {
   EXPECT_EQ(eval("-7 % 2"), 1);
   EXPECT_EQ(eval("7 % -2"), -1);
   EXPECT_EQ(eval("6 % 3"), 0);
+  EXPECT_EQ(eval("(1 - 8) / 2"), -4);
+}
+
+// The extent of a slice whose step is near 2^63: the sum passes 64 bits, the
+// quotient does not (it was refused as an overflow).
+TEST(DimExprTest, QuotientOfASumPastSixtyFourBits) {
+  EXPECT_EQ(eval("(N + 9223372036854775806) / 9223372036854775807", {{"N", 3}}), 1);
+  EXPECT_EQ(eval("(N + 9223372036854775806) / 9223372036854775807", {{"N", 0}}), 0);
+  EXPECT_EQ(eval("(N - 9223372036854775807) / 9223372036854775807", {{"N", -9}}), -2);
+  EXPECT_NE(evalError("(N + 9223372036854775807) / 1", {{"N", 1}}).find("overflows"), std::string::npos);
+  EXPECT_NE(evalError("(N + 1) / 0", {{"N", 1}}).find("divides by zero"), std::string::npos);
 }
 
 TEST(DimExprTest, MinAndMax) {
