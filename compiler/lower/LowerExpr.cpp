@@ -4,6 +4,7 @@
 // dtype (the checker's rule, spec §1.7): the other operand, the expression's
 // type, or the parameter or annotation they flow into.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
@@ -386,14 +387,38 @@ bool Lowerer::collectState(const Val& self, std::vector<TensorSlot>& out, Span a
       shape::Values values = bind::dimValues(*inputs_.root.block, inputs_.generics);
       std::vector<int64_t> shape;
       bool known = t.isTensor();
+      // Why an extent has no size: an unbound generic, or one whose value
+      // overflows (`H * H * H` at H = 2^21 was "not fixed" by the generics).
+      std::string why;
       if (known)
-        for (std::optional<int64_t> extent : bind::evaluateShape(t, values)) {
-          known = known && extent && *extent >= 0;
-          shape.push_back(extent.value_or(0));
+        for (size_t k = 0; k < t.shape().size(); ++k) {
+          const auto* dim = std::get_if<shape::DimExpr>(&t.shape()[k]);
+          shape::Evaluation e = dim ? shape::evaluate(*dim, values) : shape::Evaluation{};
+          if (known && dim && !e.value && (dim->overflowed() || e.error.find("overflow") != std::string::npos))
+            why = fmt::format("whose extent `{}` overflows 64 bits at the root generics' values",
+                              shape::str(mt->second.shape()[k]));
+          if (known && e.value && *e.value < 0)
+            why = fmt::format("whose extent `{}` is {} at the root generics' values",
+                              shape::str(mt->second.shape()[k]), *e.value);
+          known = known && e.value && *e.value >= 0;
+          shape.push_back(e.value.value_or(0));
         }
       auto dtype = t.isTensor() ? bind::evaluateDType(t.dtype(), inputs_.generics) : std::nullopt;
+      if (known && dtype) {
+        uint64_t bytes = bind::scalarSize(*dtype);
+        for (int64_t extent : shape)
+          if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(extent), &bytes) || bytes > uint64_t{INT64_MAX}) {
+            why = fmt::format("whose byte size, {} elements of {}, passes 2^63",
+                              fmt::join(shape, " x "), check::DType::of(*dtype).str());
+            known = false;
+            break;
+          }
+      }
       if (!known || !dtype) {
-        unsupported(member->name.span, fmt::format("the state `{}`, whose size the root generics do not fix", path));
+        unsupported(member->name.span, why.empty() ? fmt::format("the state `{}`, whose size the root generics do "
+                                                                 "not fix",
+                                                                 path)
+                                                   : fmt::format("the state `{}`, {},", path, why));
         return false;
       }
       out.push_back(TensorSlot{path, *dtype, shape, "", std::nullopt});
