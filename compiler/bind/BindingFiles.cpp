@@ -179,8 +179,10 @@ std::optional<BindingFiles> readBindingFiles(const std::string& packageDir,
   if (auto json = readPackageJson(packageDir, "generics.json", ok, diagnostics)) {
     for (auto& [section, body] : json->items()) {
       if ((section != "config" && section != "defaults") || !body.is_object()) {
+        bool known = section == "config" || section == "defaults";
         diagnostics.emit(DiagnosticKind::BindingFileInvalid, Span{}, genericsPath,
-                         "expected only the objects `config` and `defaults`, found `" + section + "`");
+                         known ? "`" + section + "` must be an object, found " + std::string(body.type_name())
+                               : "expected only the objects `config` and `defaults`, found `" + section + "`");
         ok = false;
         continue;
       }

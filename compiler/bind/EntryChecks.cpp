@@ -90,7 +90,13 @@ std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const 
       for (auto [key, slot] : {std::pair{"min", &check.min}, std::pair{"max", &check.max}}) {
         if (!rule.contains(key)) continue;
         const nlohmann::json& bound = rule[key];
-        std::string text = bound.is_number_integer() ? bound.dump() : bound.is_string() ? bound.get<std::string>() : "";
+        if (!bound.is_number_integer() && !bound.is_string()) {
+          invalid(at + ": `" + key + "` must be an integer or a dim expression written as a string, found " +
+                  bound.dump());
+          good = false;
+          continue;
+        }
+        std::string text = bound.is_number_integer() ? bound.dump() : bound.get<std::string>();
         rt::Expected<rt::DimExpr> expr = rt::DimExpr::parse(text);
         if (!expr.ok()) {
           invalid(at + ": `" + key + "` " + bound.dump() + " is not a dim expression: " + expr.message());

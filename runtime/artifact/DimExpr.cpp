@@ -100,6 +100,17 @@ private:
     if (pos_ >= text_.size())
       return fail("expected a number, a name or `(`");
     char c = text_[pos_];
+    // A literal written negative may be -2^63, whose magnitude is no int64.
+    if (c == '-' && pos_ + 1 < text_.size() && text_[pos_ + 1] >= '0' && text_[pos_ + 1] <= '9') {
+      ++pos_;
+      std::int64_t value = 0;
+      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+        if (__builtin_mul_overflow(value, 10, &value) || __builtin_sub_overflow(value, text_[pos_] - '0', &value))
+          return fail("integer too large");
+        ++pos_;
+      }
+      return add({Kind::Integer, value, {}, -1, -1, {}});
+    }
     if (c == '-') {
       ++pos_;
       Expected<int> operand = parseUnary(nesting + 1);
