@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/bind/BindingFiles.h"
+
 namespace linnet::inspect {
 
 using manifest::BlockRef;
@@ -150,6 +152,23 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
       bind::parseBindOverrides(*root.block, root.qualifiedName(), claimed, diagnostics);
   if (!result.generics) return std::nullopt;
   if (checkpoint.empty()) {
+    // generics.json's defaults come before the declared ones, as a
+    // checkpoint binds them (its `config` keys need a checkpoint's
+    // config.json; a build without one left `Batch` unbound).
+    if (package) {
+      std::optional<bind::BindingFiles> files = bind::readBindingFiles(package->rootDir, diagnostics);
+      if (!files) return std::nullopt;
+      std::vector<std::string> defaults;
+      for (const auto& [name, text] : files->defaults) {
+        bool isRootGeneric = std::any_of(root.block->generics.begin(), root.block->generics.end(),
+                                         [&](const ast::GenericParam& g) { return g.name.name == name; });
+        if (isRootGeneric && !result.generics->count(name)) defaults.push_back(name + "=" + text);
+      }
+      std::optional<bind::GenericBindings> values =
+          bind::parseBindOverrides(*root.block, root.qualifiedName(), defaults, diagnostics);
+      if (!values) return std::nullopt;
+      result.generics->insert(values->begin(), values->end());
+    }
     const check::CheckedBlock* block = checked ? checked->blockOf(root.block) : nullptr;
     // An unbound generic takes its declared default (spec 7.7), which may use
     // the generics before it (`Inner: Dim = 4 * H`), as a checkpoint binds it.

@@ -303,13 +303,13 @@ Result Lowerer::lowerMemberOfBlock(const Val& self, const ast::Ident& name, cons
       bool optional = ast::isa<ast::OptionalTypeNode>(member->type);
       if (it == parameterArgs_.end()) {
         if (optional) return Val::of(Val::Kind::None);
-        return unsupported(at, fmt::format("the parameter `{}`, which is not bound", path));
+        return unsupported(at, fmt::format("the parameter `{}`, which no checkpoint binds,", path));
       }
       auto type = mlir::cast<mlir::RankedTensorType>(it->second.getType());
       const TensorSlot* slot = nullptr;
       for (const TensorSlot& p : inputs_.parameters)
         if (p.path == path) slot = &p;
-      if (!slot) return unsupported(at, fmt::format("the parameter `{}`, which is not bound", path));
+      if (!slot) return unsupported(at, fmt::format("the parameter `{}`, which no checkpoint binds,", path));
       shape::Shape shape;
       for (int64_t d : type.getShape()) shape.push_back(shape::DimExpr::constant(d));
       Val v = Val::tensor(it->second, check::Type::tensor(shape, check::DType::of(slot->dtype)));
