@@ -9,12 +9,60 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 
 #include "compiler/check/CheckerImpl.h"
 #include "compiler/parse/ASTPrinter.h"
 
 namespace linnet::check {
+
+namespace {
+
+// `e` with each division by a zero constant replaced by its value as code
+// computes it (`x / 0 == -1`, `x % 0 == x`: docs/lowering.md), so that a
+// compile-time integer that overflows only through one (`INT64_MIN + 5 / 0`)
+// is seen to (check passed it, build stopped at "a dimension that overflows").
+shape::DimExpr withTotalDivision(const shape::DimExpr& e) {
+  if (e.overflowed() || e.isConstant()) return e;
+  std::vector<shape::Atom> atoms;
+  e.collectAtoms(atoms);
+  if (std::none_of(atoms.begin(), atoms.end(), [](const shape::Atom& a) {
+        return (a.kind() == shape::AtomKind::FloorDiv || a.kind() == shape::AtomKind::Mod) &&
+               a.operands()[1].constantValue() == 0;
+      }))
+    return e;
+  std::function<shape::DimExpr(const shape::Atom&)> atom = [&](const shape::Atom& a) -> shape::DimExpr {
+    switch (a.kind()) {
+      case shape::AtomKind::FloorDiv:
+      case shape::AtomKind::Mod: {
+        shape::DimExpr n = withTotalDivision(a.operands()[0]);
+        shape::DimExpr d = withTotalDivision(a.operands()[1]);
+        if (d.constantValue() == 0) return a.kind() == shape::AtomKind::Mod ? n : shape::DimExpr::constant(-1);
+        return a.kind() == shape::AtomKind::Mod ? shape::DimExpr::mod(n, d) : shape::DimExpr::floorDiv(n, d);
+      }
+      case shape::AtomKind::Min:
+      case shape::AtomKind::Max: {
+        std::vector<shape::DimExpr> operands;
+        for (const shape::DimExpr& o : a.operands()) operands.push_back(withTotalDivision(o));
+        return a.kind() == shape::AtomKind::Min ? shape::DimExpr::minOf(operands) : shape::DimExpr::maxOf(operands);
+      }
+      default: return shape::DimExpr::atom(a);
+    }
+  };
+  shape::DimExpr out = shape::DimExpr::constant(e.constantTerm());
+  for (const shape::Term& t : e.terms()) {
+    shape::DimExpr product = shape::DimExpr::constant(t.coefficient);
+    for (const shape::Factor& f : t.monomial) {
+      shape::DimExpr value = atom(f.atom);
+      for (uint32_t k = 0; k < f.power; ++k) product = product * value;
+    }
+    out = out + product;
+  }
+  return out;
+}
+
+}  // namespace
 
 const shape::Facts& Checker::facts() const {
   return scope_ && scope_->signature ? scope_->signature->facts : emptyFacts_;
@@ -769,7 +817,9 @@ Type Checker::checkBinary(const ast::BinaryExpr* e) {
       if (!v) return foldRange(e->op, l, r);
       // Integer arithmetic the compiler folds is exact or refused: a value
       // past 64 bits has no type to wrap in (a typed operand would wrap).
-      if (v->overflowed()) {
+      // A zero divisor stays unfolded in `v` (a shape dividing by it is
+      // E2205), so the value is also taken as code computes it.
+      if (v->overflowed() || withTotalDivision(*v).overflowed()) {
         diagnostics_.emit(DiagnosticKind::LiteralOutOfRange, e->span, ast::printExpr(e), "i64")
             .label("its value overflows 64-bit integers")
             .help("give one operand a dtype (`cast<i64>(...)`) to compute it at run time, wrapping");
