@@ -395,6 +395,7 @@ class Lowerer {
   bool lowerWhile(const ast::WhileStmt* w);
   bool lowerFor(const ast::ForStmt* f);
   bool unrollBudget(int64_t count, const ast::Expr* at);
+  bool unrollBlockArray(const ast::StaticForStmt* loop, const Val& array);
   // The operations in the function being built: unrolling is bounded by the
   // code it makes, not only by its trip count.
   int64_t functionOps();

@@ -120,6 +120,42 @@ bool Lowerer::unrollBudget(int64_t count, const ast::Expr* at) {
   return false;
 }
 
+// `static for x in array { ... }`, unrolled: one body per block, each
+// bound to its element (the method calls in it are outlined).
+bool Lowerer::unrollBlockArray(const ast::StaticForStmt* loop, const Val& array) {
+  if (array.kind != Val::Kind::BlockArray) {
+    unsupported(loop->iterable->span, "a `static for` over this value");
+    return false;
+  }
+  if (!unrollBudget(array.count, loop->iterable)) return false;
+  // Bodies over blocks cannot run as a counted loop: past the budget of
+  // operations they are E2190 (a method called on the element is one
+  // call, so a model's layers stay far below it).
+  int64_t before = functionOps(), next = 1;
+  for (int64_t i = 0; i < array.count; ++i) {
+    if (i == next) {
+      next *= 2;
+      int64_t now = functionOps();
+      __int128 projected = now + static_cast<__int128>(now - before) / i * (array.count - i);
+      if (projected > kMaxUnrolledOps) {
+        unsupported(loop->iterable->span,
+                    fmt::format("a `static for` over {} blocks whose bodies make about {} operations, past the "
+                                "{} one function may unroll,",
+                                array.count, static_cast<int64_t>((now - before) / i * array.count),
+                                kMaxUnrolledOps));
+        return false;
+      }
+    }
+    Val element = array;
+    element.kind = Val::Kind::Block;
+    element.path = array.path + "." + std::to_string(i);
+    if (!bindPattern(loop->pattern, element)) return false;
+    if (!lowerBody(loop->body)) return false;
+    if (frame().returned) return true;
+  }
+  return true;
+}
+
 bool Lowerer::lowerBody(const std::vector<ast::Stmt*>& body) {
   for (const ast::Stmt* s : body) {
     if (frame().returned) return true;
@@ -208,6 +244,21 @@ bool Lowerer::lowerStmt(const ast::Stmt* s) {
     }
     case ast::StmtKind::StaticFor: {
       auto* loop = static_cast<const ast::StaticForStmt*>(s);
+      // Over a block array an `if` or `match` on data chooses: the loop is
+      // unrolled in each arm (an `scf.if` carrying what the bodies assign).
+      const ast::Expr* iterable = loop->iterable;
+      while (auto* p = ast::as<ast::ParenExpr>(iterable)) iterable = p->inner;
+      if (!loop->rangeEnd && (ast::as<ast::IfExpr>(iterable) || ast::as<ast::MatchExpr>(iterable)) &&
+          typeOf(iterable).kind() == check::TypeKind::BlockArray) {
+        auto done = lowerThrough(iterable, check::Type::unit(), [&](const Val& array) -> Result {
+          if (!unrollBlockArray(loop, array)) return std::nullopt;
+          if (frame().returned)
+            return unsupported(loop->iterable->span,
+                               "`return` inside a `static for` over a block array chosen at run time");
+          return Val::of(Val::Kind::Unit);
+        });
+        return done.has_value();
+      }
       auto first = lowerExpr(loop->iterable);
       if (!first) return false;
       if (loop->rangeEnd) {
@@ -249,37 +300,7 @@ bool Lowerer::lowerStmt(const ast::Stmt* s) {
         }
         return true;
       }
-      if (first->kind != Val::Kind::BlockArray) {
-        unsupported(loop->iterable->span, "a `static for` over this value");
-        return false;
-      }
-      if (!unrollBudget(first->count, loop->iterable)) return false;
-      // Bodies over blocks cannot run as a counted loop: past the budget of
-      // operations they are E2190 (a method called on the element is one
-      // call, so a model's layers stay far below it).
-      int64_t before = functionOps(), next = 1;
-      for (int64_t i = 0; i < first->count; ++i) {
-        if (i == next) {
-          next *= 2;
-          int64_t now = functionOps();
-          __int128 projected = now + static_cast<__int128>(now - before) / i * (first->count - i);
-          if (projected > kMaxUnrolledOps) {
-            unsupported(loop->iterable->span,
-                        fmt::format("a `static for` over {} blocks whose bodies make about {} operations, past the "
-                                    "{} one function may unroll,",
-                                    first->count, static_cast<int64_t>((now - before) / i * first->count),
-                                    kMaxUnrolledOps));
-            return false;
-          }
-        }
-        Val element = *first;
-        element.kind = Val::Kind::Block;
-        element.path = first->path + "." + std::to_string(i);
-        if (!bindPattern(loop->pattern, element)) return false;
-        if (!lowerBody(loop->body)) return false;
-        if (frame().returned) return true;
-      }
-      return true;
+      return unrollBlockArray(loop, *first);
     }
     case ast::StmtKind::While: return lowerWhile(static_cast<const ast::WhileStmt*>(s));
     case ast::StmtKind::For: return lowerFor(static_cast<const ast::ForStmt*>(s));
