@@ -208,7 +208,7 @@ def build_error(code, out, err, checkpoint):
     text = out + err
     if "built without the code generator" in text:
         return "- (this linnet has no code generator)"
-    if not checkpoint and re.search(r"parameter `[^`]*`, which is not bound", text):
+    if not checkpoint and re.search(r"parameter `[^`]*`, which no checkpoint binds", text):
         return "- (reads parameters: needs a checkpoint)"
     m = re.search(r"^error(?: (E\d+))?: (.*)$", text, re.M)
     if not m:
