@@ -83,7 +83,7 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
         if (in(expr)) return true;
       if (auto rules = checks.find(e.name); rules != checks.end())
         for (const bind::ValueRule& c : rules->second)
-          if ((c.min && in(*c.min)) || (c.max && in(*c.max))) return true;
+          if ((c.min && in(*c.min)) || (c.max && in(*c.max)) || (c.except && in(*c.except))) return true;
       if (auto rules = requirements.byEntry.find(e.name); rules != requirements.byEntry.end())
         for (const DimRequirement& r : rules->second)
           if (in(r.lhs) || in(r.rhs)) return true;
@@ -104,6 +104,8 @@ std::string manifestJson(const lower::LoweredProgram& program, const bind::Gener
         nlohmann::json rule = {{"arg", c.arg}, {"kind", c.kind}};
         if (c.min) rule["min"] = *c.min;
         if (c.max) rule["max"] = *c.max;
+        if (c.per) rule["per"] = *c.per;
+        if (c.except) rule["except"] = *c.except;
         entry["checks"].push_back(rule);
       }
     }

@@ -66,8 +66,8 @@ std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const 
       }
       bool good = true;
       for (auto& [key, value] : rule.items())
-        if (key != "arg" && key != "kind" && key != "min" && key != "max") {
-          invalid(at + " has the unknown key `" + key + "` (expected arg, kind, min, max)");
+        if (key != "arg" && key != "kind" && key != "min" && key != "max" && key != "per" && key != "except") {
+          invalid(at + " has the unknown key `" + key + "` (expected arg, kind, min, max, per, except)");
           good = false;
         }
       std::string kind = rule.contains("kind") && rule["kind"].is_string() ? rule["kind"].get<std::string>() : "";
@@ -86,8 +86,24 @@ std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const 
         invalid(at + ": `" + arg + "` is a bool, which has no range");
         good = false;
       }
-      ValueRule check{arg, kind, std::nullopt, std::nullopt};
-      for (auto [key, slot] : {std::pair{"min", &check.min}, std::pair{"max", &check.max}}) {
+      ValueRule check{arg, kind, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+      if (rule.contains("per")) {
+        const nlohmann::json& per = rule["per"];
+        std::string other = per.is_string() ? per.get<std::string>() : "";
+        auto owner = std::find_if(entry->params.begin(), entry->params.end(),
+                                  [&](const ast::Param& p) { return p.name.name == other; });
+        if (owner == entry->params.end() || other == arg) {
+          invalid(at + ": `per` must name another argument of `" + entryName + "`, found " + per.dump());
+          good = false;
+        } else if (isBool(owner->type)) {
+          invalid(at + ": `per` names `" + other + "`, a bool");
+          good = false;
+        } else {
+          check.per = other;
+        }
+      }
+      for (auto [key, slot] :
+           {std::pair{"min", &check.min}, std::pair{"max", &check.max}, std::pair{"except", &check.except}}) {
         if (!rule.contains(key)) continue;
         const nlohmann::json& bound = rule[key];
         if (!bound.is_number_integer() && !bound.is_string()) {
@@ -119,6 +135,10 @@ std::optional<EntryChecks> readEntryChecks(const std::string& packageDir, const 
         invalid(at + ": a distinct rule has no `min` or `max` (write a range rule beside it)");
         good = false;
       }
+      if (kind == "range" && (rule.contains("per") || rule.contains("except"))) {
+        invalid(at + ": a range rule has no `per` or `except` (they belong to a distinct rule)");
+        good = false;
+      }
       if (good) out[entryName].push_back(std::move(check));
     }
   }
@@ -134,7 +154,8 @@ bool checkBoundsEvaluate(const EntryChecks& checks, const GenericBindings& gener
   bool ok = true;
   for (const auto& [entry, rules] : checks)
     for (const ValueRule& rule : rules)
-      for (auto [key, bound] : {std::pair{"min", &rule.min}, std::pair{"max", &rule.max}}) {
+      for (auto [key, bound] :
+           {std::pair{"min", &rule.min}, std::pair{"max", &rule.max}, std::pair{"except", &rule.except}}) {
         if (!*bound) continue;
         rt::Expected<rt::DimExpr> expr = rt::DimExpr::parse(**bound);
         if (!expr.ok()) continue;  // reported when read

@@ -35,6 +35,10 @@ struct ValueRule {
   std::string arg;
   std::string kind;                     // "range" or "distinct"
   std::optional<std::string> min, max;  // a range's dim expressions, as the manifest writes them
+  // A distinct rule's: distinct among the elements with the same value of
+  // the argument `per` (each cache row's positions), leaving out those equal
+  // to `except` (a dim expression: the parking position of padding).
+  std::optional<std::string> per, except;
 };
 
 // Entry name -> its rules, in the file's order.

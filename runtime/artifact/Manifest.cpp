@@ -533,7 +533,7 @@ Status ManifestReader::readChecks(const json &entryJson, const std::string &wher
   for (std::size_t i = 0; i < (*list)->size(); ++i) {
     const json &c = (**list)[i];
     std::string at = fmt::format("{}.checks[{}]", where, i);
-    if (Status s = checkObject(c, at, {"arg", "kind", "min", "max"}); !s)
+    if (Status s = checkObject(c, at, {"arg", "kind", "min", "max", "per", "except"}); !s)
       return s;
     Expected<std::string> kind = string(c, "kind", at, true);
     if (!kind)
@@ -548,16 +548,42 @@ Status ManifestReader::readChecks(const json &entryJson, const std::string &wher
     const ArgSpec *spec = entry.findArg(*arg);
     if (!spec)
       return fail(at + ".arg", "{} is not an argument of the entry", jsonQuoted(*arg));
-    ValueCheck check{distinct ? ValueCheckKind::Distinct : ValueCheckKind::Range, *arg,
-                     static_cast<std::size_t>(spec - entry.args.data()), std::nullopt, std::nullopt};
+    ValueCheck check{distinct ? ValueCheckKind::Distinct : ValueCheckKind::Range,
+                     *arg,
+                     static_cast<std::size_t>(spec - entry.args.data()),
+                     std::nullopt,
+                     std::nullopt,
+                     std::nullopt,
+                     0,
+                     std::nullopt};
     if (spec->dtype == DType::Bool)
       return fail(at + ".arg", "a {} check needs a numeric argument, `{}` is bool", *kind, *arg);
     if (distinct) {
       if (c.contains("min") || c.contains("max"))
         return fail(at, "a distinct check has no `min` or `max`");
+      if (c.contains("per")) {
+        Expected<std::string> per = string(c, "per", at, true);
+        if (!per)
+          return per.status();
+        const ArgSpec *owner = entry.findArg(*per);
+        if (!owner || *per == *arg)
+          return fail(at + ".per", "{} is not another argument of the entry", jsonQuoted(*per));
+        if (owner->dtype == DType::Bool)
+          return fail(at + ".per", "`{}` is bool", *per);
+        check.per = *per;
+        check.perIndex = static_cast<std::size_t>(owner - entry.args.data());
+      }
+      if (c.contains("except")) {
+        Expected<DimExpr> except = expression(c["except"], at + ".except", names);
+        if (!except)
+          return except.status();
+        check.except = std::move(*except);
+      }
       entry.checks.push_back(std::move(check));
       continue;
     }
+    if (c.contains("per") || c.contains("except"))
+      return fail(at, "a range check has no `per` or `except`");
     for (auto [key, slot] : {std::pair{"min", &check.min}, std::pair{"max", &check.max}}) {
       if (!c.contains(key))
         continue;

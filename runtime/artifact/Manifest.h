@@ -111,6 +111,11 @@ struct ValueCheck {
   std::size_t argIndex;       // its index in EntrySpec::args
   std::optional<DimExpr> min; // inclusive
   std::optional<DimExpr> max; // exclusive
+  // A distinct check's: distinct per value of the argument `per` (at
+  // `perIndex`, with as many elements), leaving out elements equal to `except`.
+  std::optional<std::string> per;
+  std::size_t perIndex = 0;
+  std::optional<DimExpr> except;
 };
 
 // A relation between dim expressions that the entry's compiled code assumes

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -90,24 +91,58 @@ Status checkDimRequirements(const EntrySpec &entry, const DimEnv &env) {
   return Status::success();
 }
 
-// No two elements of `arg` equal (a `distinct` check): the first repeat, in
-// row-major order, names both elements. Sorted indices, so a long argument
-// costs n log n.
-Status checkDistinct(const ValueCheck &check, const HostTensor &arg) {
-  std::vector<std::int64_t> order(static_cast<std::size_t>(arg.elementCount()));
-  for (std::size_t i = 0; i < order.size(); ++i)
-    order[i] = static_cast<std::int64_t>(i);
-  const bool integral = !isFloatingPoint(arg.dtype());
-  const bool wide = arg.dtype() == DType::U64;
-  auto less = [&](std::int64_t a, std::int64_t b) {
+// A strict weak order on the elements of `t`: integers as integers (u64 as
+// unsigned), floats as doubles with NaNs last and equal to each other.
+auto elementOrder(const HostTensor &t) {
+  const bool integral = !isFloatingPoint(t.dtype());
+  const bool wide = t.dtype() == DType::U64;
+  return [&t, integral, wide](std::int64_t a, std::int64_t b) {
     if (wide)
-      return arg.elementAsUnsigned(a) < arg.elementAsUnsigned(b);
+      return t.elementAsUnsigned(a) < t.elementAsUnsigned(b);
     if (integral)
-      return arg.elementAsInt(a) < arg.elementAsInt(b);
-    // NaNs last, equal to each other: a strict weak order for the sort.
-    double x = arg.elementAsDouble(a), y = arg.elementAsDouble(b);
+      return t.elementAsInt(a) < t.elementAsInt(b);
+    double x = t.elementAsDouble(a), y = t.elementAsDouble(b);
     return std::isnan(x) || std::isnan(y) ? !std::isnan(x) && std::isnan(y) : x < y;
   };
+}
+
+// No two elements of `arg` equal (a `distinct` check), or, with `per`, no two
+// equal among the elements whose `per` elements are equal (each cache row's
+// positions), leaving out elements equal to `except`: the first repeat, in
+// row-major order, names both elements. Sorted indices, so a long argument
+// costs n log n.
+Status checkDistinct(const ValueCheck &check, const HostTensor &arg, const HostTensor *per,
+                     std::optional<std::int64_t> except) {
+  if (per && per->elementCount() != arg.elementCount())
+    return makeError("argument `{}` has {} elements and `{}` {}: they must have as many", check.arg,
+                     arg.elementCount(), *check.per, per->elementCount());
+  std::vector<std::int64_t> order;
+  order.reserve(static_cast<std::size_t>(arg.elementCount()));
+  for (std::int64_t i = 0; i < arg.elementCount(); ++i) {
+    bool excepted = false;
+    if (except) {
+      if (arg.dtype() == DType::U64)
+        excepted = *except >= 0 && arg.elementAsUnsigned(i) == static_cast<std::uint64_t>(*except);
+      else if (!isFloatingPoint(arg.dtype()))
+        excepted = arg.elementAsInt(i) == *except;
+      else
+        excepted = arg.elementAsDouble(i) == static_cast<double>(*except);
+    }
+    if (!excepted)
+      order.push_back(i);
+  }
+  auto argLess = elementOrder(arg);
+  std::function<bool(std::int64_t, std::int64_t)> less = argLess;
+  if (per) {
+    auto perLess = elementOrder(*per);
+    less = [argLess, perLess](std::int64_t a, std::int64_t b) {
+      if (perLess(a, b))
+        return true;
+      if (perLess(b, a))
+        return false;
+      return argLess(a, b);
+    };
+  }
   std::stable_sort(order.begin(), order.end(), less);
   // The repeat whose second element comes first in the argument.
   std::optional<std::pair<std::int64_t, std::int64_t>> first;
@@ -116,16 +151,30 @@ Status checkDistinct(const ValueCheck &check, const HostTensor &arg) {
       first = {order[i - 1], order[i]};
   if (!first)
     return Status::success();
-  return makeError("argument `{}` element {} is {}, as is element {}: its elements must be distinct", check.arg,
-                   formatIndex(first->second, arg.shape()), formatElement(arg, first->second),
-                   formatIndex(first->first, arg.shape()));
+  if (!per)
+    return makeError("argument `{}` element {} is {}, as is element {}: its elements must be distinct", check.arg,
+                     formatIndex(first->second, arg.shape()), formatElement(arg, first->second),
+                     formatIndex(first->first, arg.shape()));
+  std::string unless = except ? fmt::format(" ({} may repeat)", formatBound(*check.except, *except)) : std::string();
+  return makeError("argument `{}` element {} is {}, as is element {}, and both have `{}` {}: elements with the "
+                   "same `{}` must differ{}",
+                   check.arg, formatIndex(first->second, arg.shape()), formatElement(arg, first->second),
+                   formatIndex(first->first, arg.shape()), *check.per, formatElement(*per, first->second),
+                   *check.per, unless);
 }
 
 Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *const> args, const DimEnv &env) {
   for (const ValueCheck &check : entry.checks) {
     const HostTensor &arg = *args[check.argIndex];
     if (check.kind == ValueCheckKind::Distinct) {
-      if (Status s = checkDistinct(check, arg); !s)
+      std::optional<std::int64_t> except;
+      if (check.except) {
+        Expected<std::int64_t> value = check.except->evaluate(env);
+        if (!value)
+          return makeError("argument `{}`: `except`: {}", check.arg, value.message());
+        except = *value;
+      }
+      if (Status s = checkDistinct(check, arg, check.per ? args[check.perIndex] : nullptr, except); !s)
         return s;
       continue;
     }

@@ -184,6 +184,23 @@ TEST(ManifestTest, Checks) {
   // `distinct` takes no bounds.
   EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["kind"] = "distinct"; }),
                "entries[2].checks[0]: a distinct check has no `min` or `max`");
+  // A distinct check per value of another argument, leaving out a value.
+  auto distinctPer = [](json per, json except) {
+    return edited([&](json &m) {
+      m["entries"][2]["checks"].push_back({{"arg", "tokens"}, {"kind", "distinct"}, {"per", per}, {"except", except}});
+    });
+  };
+  Expected<Manifest> per = parseManifest(distinctPer("pos", "K - 1").dump(), "m");
+  ASSERT_TRUE(per.ok()) << per.message();
+  const ValueCheck &check = per->findEntry("pick")->checks.back();
+  EXPECT_EQ(check.per, "pos");
+  EXPECT_EQ(check.perIndex, 1u);
+  EXPECT_EQ(check.except->text(), "K - 1");
+  EXPECT_ERROR(distinctPer("tokens", "0"), "entries[2].checks[2].per: \"tokens\" is not another argument");
+  EXPECT_ERROR(distinctPer("nope", "0"), "entries[2].checks[2].per: \"nope\" is not another argument");
+  EXPECT_ERROR(distinctPer("pos", "Q"), "entries[2].checks[2].except: `Q` is neither");
+  EXPECT_ERROR(edited([](json &m) { m["entries"][2]["checks"][0]["per"] = "pos"; }),
+               "entries[2].checks[0]: a range check has no `per` or `except`");
 }
 
 // An enum argument or result: an i32 scalar with identifiers, unique, at
