@@ -143,7 +143,7 @@ public:
 
 private:
   void report(const Failure &failure) const {
-    std::fprintf(options_.err, "%s: error: %s\n", options_.toolName.c_str(), failure.message.c_str());
+    std::fprintf(options_.err, "%s: error: %s\n", options_.toolName.c_str(), shownMessage(failure.message).c_str());
     if (failure.code == kExitUsage)
       std::fprintf(options_.err, "run `%s --help` for the command line\n", options_.toolName.c_str());
   }
@@ -197,9 +197,32 @@ private:
     return std::nullopt;
   }
 
+  // Which input of the run the existing file `path` is (the artifact, the
+  // calls file, a file of the checkpoint), if any.
+  std::optional<std::string> inputAt(const std::string &path) const {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      return std::nullopt;
+    auto same = [&](const std::filesystem::path &other) {
+      std::error_code e;
+      return std::filesystem::equivalent(path, other, e) && !e;
+    };
+    if (!options_.artifactPath.empty() && same(options_.artifactPath))
+      return std::string("the artifact");
+    if (options_.callsFile && same(*options_.callsFile))
+      return std::string("the calls file");
+    if (options_.checkpointDir) {
+      std::error_code e;
+      for (std::filesystem::directory_iterator it(*options_.checkpointDir, e), end; !e && it != end; it.increment(e))
+        if (same(it->path()))
+          return fmt::format("the checkpoint's {}", shownName(it->path().filename().string()));
+    }
+    return std::nullopt;
+  }
+
   void progress(std::string_view what) const {
     if (options_.progress) {
-      std::fprintf(options_.err, "%s: %.*s\n", options_.toolName.c_str(), static_cast<int>(what.size()), what.data());
+      std::fprintf(options_.err, "%s: %s\n", options_.toolName.c_str(), shownMessage(what).c_str());
       std::fflush(options_.err);
     }
   }
@@ -316,10 +339,16 @@ private:
       calls = std::move(*planned);
     }
 
-    // An `--out` that cannot be written is said before any call runs.
-    if (options_.outFile)
+    // An `--out` that cannot be written is said before any call runs, and so
+    // is one that names an input of the run (it replaced the checkpoint's
+    // weights with the result).
+    if (options_.outFile) {
+      if (std::optional<std::string> named = inputAt(*options_.outFile))
+        return usage(fmt::format("--out {} is {}: the result would overwrite it", shownText(*options_.outFile),
+                                 *named));
       if (Status s = checkWritable(*options_.outFile); !s)
         return input(s.message());
+    }
 
     // Load.
     Expected<Artifact> artifact = loadArtifact();

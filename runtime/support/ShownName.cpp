@@ -35,10 +35,10 @@ std::size_t printableUtf8Length(std::string_view text) {
   return length;
 }
 
-void appendEscaped(std::string &out, std::string_view text) {
+void appendEscaped(std::string &out, std::string_view text, bool keepLines = false) {
   for (std::size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
+    if ((c >= 0x20 && c < 0x7f) || (keepLines && (c == '\n' || c == '\t'))) {
       out += static_cast<char>(c);
       ++i;
     } else if (c == '\n') {
@@ -78,5 +78,11 @@ std::string shown(std::string_view text, std::size_t limit, std::size_t head) {
 std::string shownName(std::string_view text) { return shown(text, kShownNameBytes, kShownHeadBytes); }
 
 std::string shownText(std::string_view text, std::size_t limit) { return shown(text, limit, limit - 20); }
+
+std::string shownMessage(std::string_view text) {
+  std::string out;
+  appendEscaped(out, text, /*keepLines=*/true);
+  return out;
+}
 
 } // namespace linnet::rt

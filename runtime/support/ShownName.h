@@ -23,4 +23,9 @@ std::string shownName(std::string_view text);
 inline constexpr std::size_t kShownTextBytes = 1024;
 std::string shownText(std::string_view text, std::size_t limit = kShownTextBytes);
 
+// A whole error message as the terminal gets it: its lines and tabs kept,
+// every other control byte escaped (a path holding an escape sequence, which
+// messages quote whole, set the terminal's title and cleared its screen).
+std::string shownMessage(std::string_view text);
+
 } // namespace linnet::rt

@@ -32,5 +32,14 @@ TEST(ShownNameTest, ShorteningDoesNotSplitACharacter) {
   EXPECT_EQ(shownName(name), std::string(59, 'a') + "... (102 bytes)");
 }
 
+// A whole message keeps its lines and tabs and is never shortened; every other
+// control byte is escaped (a path quoted in it held an escape sequence).
+TEST(ShownNameTest, MessagesKeepTheirLines) {
+  EXPECT_EQ(shownMessage("error: a\n\tnote"), "error: a\n\tnote");
+  EXPECT_EQ(shownMessage("x/\x1b]0;t\x07\x1b[2J.npy\r"), "x/\\x1b]0;t\\x07\\x1b[2J.npy\\x0d");
+  EXPECT_EQ(shownMessage("\xe2\x80\xae" "xyz"), "\\xe2\\x80\\xaexyz");
+  EXPECT_EQ(shownMessage(std::string(5000, 'a')).size(), 5000u);
+}
+
 } // namespace
 } // namespace linnet::rt
