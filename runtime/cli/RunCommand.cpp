@@ -609,7 +609,11 @@ private:
     Expected<json> root = parseStrictJson(text, path);
     if (!root)
       return root.error();
-    if (!root->is_object() || !root->contains("calls") || root->size() != 1 || !(*root)["calls"].is_array())
+    if (root->is_object())
+      for (const auto &item : root->items())
+        if (item.key() != "calls")
+          return makeError("{}: unknown key `{}` (the file is {{\"calls\": [...]}})", path, shownName(item.key()));
+    if (!root->is_object() || !root->contains("calls") || !(*root)["calls"].is_array())
       return makeError("{}: expected {{\"calls\": [...]}}", path);
     std::filesystem::path base = std::filesystem::path(path).parent_path();
     std::vector<PlannedCall> calls;

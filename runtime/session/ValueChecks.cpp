@@ -205,6 +205,11 @@ Status checkArgumentValues(const EntrySpec &entry, std::span<const HostTensor *c
         above = max && v >= *max;
       } else {
         double v = arg.elementAsDouble(i);
+        // NaN is no number a bound could hold ("must be >= 0" misled).
+        if (std::isnan(v)) {
+          std::string where = arg.rank() == 0 ? std::string() : " element " + formatIndex(i, arg.shape());
+          return makeError("argument `{}`{} is {}: it must be a finite number", check.arg, where, shown);
+        }
         below = min && !(v >= static_cast<double>(*min));
         above = max && !(v < static_cast<double>(*max));
         // A checked float is a finite number: an infinity passes a lone

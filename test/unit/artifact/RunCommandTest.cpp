@@ -184,6 +184,9 @@ TEST_F(RunCommandTest, InputErrors) {
   EXPECT_HAS(run(options).err, "calls[0]: unknown key \"extra\"");
   options.callsFile = writeCalls(R"({"calls": {}})");
   EXPECT_HAS(run(options).err, "expected {\"calls\": [...]}");
+  // A key beside `calls` is named (it said only what the file should be).
+  options.callsFile = writeCalls(R"({"calls": [], "cals": 1})");
+  EXPECT_HAS(run(options).err, "unknown key `cals` (the file is {\"calls\": [...]})");
   options.callsFile = writeCalls(R"({"calls": [{"entry": "accumulate", "args": {"v": "some text"}}]})");
   EXPECT_HAS(run(options).err, "a string value must be @FILE.npy or an enum variant");
   // A name is an enum variant, and `v` is no enum.
