@@ -35,7 +35,7 @@ int runCommandLine(int argc, char** argv) {
   app.require_subcommand(0, 1);
   // Misuse is said as every other error is ("linnet: error: ...").
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("linnet: error: ") + e.what() + "\nRun with --help for more information.\n";
+    return std::string("linnet: error: ") + linnet::rt::commandLineError(e) + "\nRun with --help for more information.\n";
   });
   bool showVersion = false;
   app.add_flag("-V,--version", showVersion, "Print the version and exit");

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "runtime/cli/RunCommand.h"
@@ -16,6 +17,17 @@
 #include <CLI/CLI.hpp>
 
 namespace linnet::rt {
+
+// A command-line error as both tools say it: CLI11's own words for an option
+// given twice ("--max-new: At Most 1 required but received 2") become ours,
+// as `--arg` and `--bind` say it.
+inline std::string commandLineError(const CLI::Error &e) {
+  std::string what = e.what();
+  static constexpr std::string_view kTwice = ": At Most 1 required but received ";
+  if (std::size_t at = what.find(kTwice); at != std::string::npos && at > 0)
+    return what.substr(0, at) + " is given " + what.substr(at + kTwice.size()) + " times: it takes one value";
+  return what;
+}
 
 // `text` read in full as a `T` by `std::from_chars` (decimal digits, a sign;
 // no hex, no empty text, nothing past the range), where CLI11 alone would

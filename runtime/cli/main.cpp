@@ -36,7 +36,7 @@ int run(int argc, char **argv) {
   app.add_option("--build-seconds", buildSeconds, "with --bench: the build time to report (from `linnet bench`)");
   // Misuse is said as every other error is ("linnet-run: error: ...").
   app.failure_message([](const CLI::App *, const CLI::Error &e) {
-    return std::string("linnet-run: error: ") + e.what() + "\nRun with --help for more information.\n";
+    return std::string("linnet-run: error: ") + linnet::rt::commandLineError(e) + "\nRun with --help for more information.\n";
   });
   try {
     app.parse(argc, argv);
