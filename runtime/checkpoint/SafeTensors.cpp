@@ -19,6 +19,7 @@
 #include "runtime/checkpoint/StrictJson.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -111,8 +112,13 @@ std::optional<std::uint64_t> asNonNegativeInteger(const json &value) {
 std::string whyNotNonNegativeInteger(const json &value) {
   if (value.is_number_integer())
     return fmt::format("{} is negative", describe(value));
-  if (value.is_number_float())
+  if (value.is_number_float()) {
+    // An integer past 2^64 - 1 is read as a float: it is too large, not a fraction.
+    double v = value.get<double>();
+    if (std::isfinite(v) && v >= 18446744073709551616.0)
+      return fmt::format("{} is past 2^64 - 1", describe(value));
     return fmt::format("{} is not an integer", describe(value));
+  }
   return fmt::format("{} is not a number", describe(value));
 }
 

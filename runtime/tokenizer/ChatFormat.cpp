@@ -9,6 +9,7 @@
 // model family is recognised here.
 #include "runtime/tokenizer/TokenizerImpl.h"
 #include "runtime/tokenizer/jinja/Template.h"
+#include "runtime/tokenizer/Utf8.h"
 
 namespace linnet::rt {
 
@@ -20,6 +21,10 @@ Expected<std::string> Tokenizer::applyChatTemplate(std::span<const ChatMessage> 
                                                      : impl.chatTemplateFile;
   if (!impl.chatTemplate)
     return makeError("{}: the checkpoint has no chat template", source);
+  // Said of the template's file here: once rendered, its bytes failed the
+  // prompt's encoding with a message naming no file.
+  if (Expected<std::u32string> decoded = decodeUtf8(*impl.chatTemplate); !decoded)
+    return makeError("{}: chat template: {}", source, decoded.message());
   Expected<jinja::Template> compiled = jinja::Template::parse(*impl.chatTemplate);
   if (!compiled)
     return makeError("{}: chat template: {}", source, compiled.message());

@@ -12,6 +12,7 @@
 
 #include "runtime/checkpoint/MappedFile.h"
 #include "runtime/checkpoint/StrictJson.h"
+#include "runtime/support/ShownName.h"
 #include "runtime/tokenizer/TokenizerImpl.h"
 
 #include <algorithm>
@@ -56,8 +57,16 @@ Status loadModel(Tokenizer::Impl &impl, const fs::path &path) {
   if (!impl.legacy)
     bytes.append(kNoDummyPrefixPatch, sizeof kNoDummyPrefixPatch);
   sentencepiece::util::Status status = impl.processor.LoadFromSerializedProto(bytes);
-  if (!status.ok())
-    return makeError("{}: not a valid SentencePiece model: {}", path.string(), status.message());
+  if (!status.ok()) {
+    // The library's message is its own source location and call
+    // (`./src/sentencepiece_processor.cc(232) [model_proto->ParseFromArray(...)]`).
+    std::string why = status.message();
+    if (why.find("ParseFromArray") != std::string::npos)
+      why = "its bytes are no serialized model";
+    else if (std::size_t cut = why.find(") "); why.rfind("./", 0) == 0 && cut != std::string::npos)
+      why = why.substr(cut + 2);
+    return makeError("{}: not a valid SentencePiece model: {}", path.string(), shownText(why));
+  }
   int pieces = impl.processor.GetPieceSize();
   if (pieces <= 0)
     return makeError("{}: the SentencePiece model has no pieces", path.string());

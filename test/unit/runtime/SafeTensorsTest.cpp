@@ -296,7 +296,10 @@ TEST(SafeTensorsErrorTest, BadShapes) {
   expectTensorError(R"({"dtype":"U8","shape":[1.5],"data_offsets":[0,1]})",
                     {"dimension 0", "not an integer"});
   expectTensorError(R"({"dtype":"U8","shape":[2.0],"data_offsets":[0,2]})", {"not an integer"});
-  expectTensorError(R"({"dtype":"U8","shape":[1e30],"data_offsets":[0,1]})", {"not an integer"});
+  // Past 2^64 - 1 it is too large (it said "not an integer").
+  expectTensorError(R"({"dtype":"U8","shape":[1e30],"data_offsets":[0,1]})", {"is past 2^64 - 1"});
+  expectTensorError(R"({"dtype":"U8","shape":[1],"data_offsets":[0,18446744073709551616]})",
+                    {"data_offsets end: 1.8446744073709552e+19 is past 2^64 - 1"});
   expectTensorError(R"({"dtype":"U8","shape":["4"],"data_offsets":[0,4]})", {"not a number"});
   expectTensorError(R"({"dtype":"U8","shape":[null],"data_offsets":[0,4]})", {"not a number"});
   expectTensorError(R"({"dtype":"U8","shape":4,"data_offsets":[0,4]})",

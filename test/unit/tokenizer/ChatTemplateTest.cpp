@@ -200,5 +200,20 @@ TEST(ChatTemplateTest, AnErrorNamesTheTemplateFile) {
   EXPECT_EQ(text.message().find("tokenizer_config.json"), std::string::npos) << text.message();
 }
 
+// A chat_template.jinja that is not UTF-8 is refused when used, naming the
+// file (its rendered bytes failed the prompt's encoding naming none); a
+// prompt without the chat format does not read it.
+TEST(ChatTemplateTest, ATemplateFileNotUtf8IsNamed) {
+  TokenizerCopy copy;
+  copy.writeFile("chat_template.jinja", "\xff{{ messages }}");
+  Expected<Tokenizer> tokenizer = Tokenizer::open(copy.path());
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.message();
+  Expected<std::string> text = tokenizer->applyChatTemplate(kConversation, true);
+  ASSERT_FALSE(text.ok());
+  EXPECT_NE(text.message().find("chat_template.jinja: chat template: the text is not valid UTF-8"), std::string::npos)
+      << text.message();
+  EXPECT_TRUE(tokenizer->encode("Hello").ok());
+}
+
 } // namespace
 } // namespace linnet::rt

@@ -46,6 +46,8 @@ TEST(TokenizerErrorsTest, CorruptModel) {
   TokenizerCopy copy;
   copy.writeFile("tokenizer.model", "this is not a protobuf \xFF\xFF\xFF\xFF");
   expectOpenError(copy.path(), "tokenizer.model");
+  // In our words, not the library's source location and call.
+  expectOpenError(copy.path(), "not a valid SentencePiece model: its bytes are no serialized model");
   copy.writeFile("tokenizer.model", model.substr(0, model.size() / 2));
   expectOpenError(copy.path(), "tokenizer.model");
   copy.writeFile("tokenizer.model", "");
