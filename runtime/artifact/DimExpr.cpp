@@ -100,16 +100,22 @@ private:
     if (pos_ >= text_.size())
       return fail("expected a number, a name or `(`");
     char c = text_[pos_];
-    // A literal written negative may be -2^63, whose magnitude is no int64.
-    if (c == '-' && pos_ + 1 < text_.size() && text_[pos_ + 1] >= '0' && text_[pos_ + 1] <= '9') {
-      ++pos_;
+    auto digit = [&](std::size_t at) { return at < text_.size() && text_[at] >= '0' && text_[at] <= '9'; };
+    // The digits at pos_, accumulated toward the literal's sign: a literal
+    // written negative may be -2^63, whose magnitude is no int64.
+    auto integer = [&](bool negative) -> Expected<int> {
       std::int64_t value = 0;
-      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
-        if (__builtin_mul_overflow(value, 10, &value) || __builtin_sub_overflow(value, text_[pos_] - '0', &value))
+      for (; digit(pos_); ++pos_) {
+        int d = text_[pos_] - '0';
+        if (__builtin_mul_overflow(value, 10, &value) ||
+            (negative ? __builtin_sub_overflow(value, d, &value) : __builtin_add_overflow(value, d, &value)))
           return fail("integer too large");
-        ++pos_;
       }
       return add({Kind::Integer, value, {}, -1, -1, {}});
+    };
+    if (c == '-' && digit(pos_ + 1)) {
+      ++pos_;
+      return integer(true);
     }
     if (c == '-') {
       ++pos_;
@@ -129,15 +135,8 @@ private:
       ++pos_;
       return inner;
     }
-    if (c >= '0' && c <= '9') {
-      std::int64_t value = 0;
-      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
-        if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, text_[pos_] - '0', &value))
-          return fail("integer too large");
-        ++pos_;
-      }
-      return add({Kind::Integer, value, {}, -1, -1, {}});
-    }
+    if (digit(pos_))
+      return integer(false);
     std::size_t begin = pos_;
     auto nameChar = [](char ch, bool first) {
       return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (!first && ch >= '0' && ch <= '9');
