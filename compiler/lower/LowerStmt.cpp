@@ -93,9 +93,21 @@ bool Lowerer::assignState(const ast::AssignStmt* s) {
 // The most `static for` bodies one entry unrolls, nested loops multiplying
 // (a block array's length is capped at 2^16 by the binder as well).
 constexpr int64_t kMaxUnrolledBodies = int64_t{1} << 16;
-// The most operations a function may hold when a `static for` unrolls into
-// it (phi3's entries hold about 450).
+// The most operations a function may hold when a `static for` of at least
+// kBoundedTrips bodies unrolls into it (phi3's entries hold about 450). A
+// loop of fewer is unrolled whatever its bodies make: they come from the
+// source (a model's few stages, each a large inline body indexing by the
+// loop variable, must not become a loop that cannot index), so only a long
+// loop can multiply a short program's code.
 constexpr int64_t kMaxUnrolledOps = int64_t{1} << 16;
+constexpr int64_t kBoundedTrips = 256;
+
+// Whether `done` bodies that grew the function from `before` to `now`
+// operations, and `left` more like them, would pass the budget.
+static bool pastUnrollBudget(int64_t before, int64_t now, int64_t done, int64_t left) {
+  if (done + left < kBoundedTrips) return false;
+  return now + static_cast<__int128>(now - before) / done * left > kMaxUnrolledOps;
+}
 
 int64_t Lowerer::functionOps() {
   mlir::Operation* fn = builder_.getInsertionBlock()->getParentOp();
@@ -136,8 +148,7 @@ bool Lowerer::unrollBlockArray(const ast::StaticForStmt* loop, const Val& array)
     if (i == next) {
       next *= 2;
       int64_t now = functionOps();
-      __int128 projected = now + static_cast<__int128>(now - before) / i * (array.count - i);
-      if (projected > kMaxUnrolledOps) {
+      if (pastUnrollBudget(before, now, i, array.count - i)) {
         unsupported(loop->iterable->span,
                     fmt::format("a `static for` over {} blocks whose bodies make about {} operations, past the "
                                 "{} one function may unroll,",
@@ -288,9 +299,7 @@ bool Lowerer::lowerStmt(const ast::Stmt* s) {
         for (int64_t i = *a; i < *b; ++i) {
           if (int64_t done = i - *a; done == next) {
             next *= 2;
-            int64_t now = functionOps();
-            __int128 projected = now + static_cast<__int128>(now - before) / done * trips(i, *b);
-            if (projected > kMaxUnrolledOps)
+            if (pastUnrollBudget(before, functionOps(), done, trips(i, *b)))
               return lowerCountedLoop(loop->iterable, loop->rangeEnd, loop->body,
                                       [&](const Val& v) { return bindPattern(loop->pattern, v); }, i);
           }
