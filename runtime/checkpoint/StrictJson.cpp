@@ -35,7 +35,19 @@ public:
   bool boolean(bool v) { return put(v) != nullptr; }
   bool number_integer(json::number_integer_t v) { return put(v) != nullptr; }
   bool number_unsigned(json::number_unsigned_t v) { return put(v) != nullptr; }
-  bool number_float(json::number_float_t v, const json::string_t & /*text*/) { return put(v) != nullptr; }
+  bool number_float(json::number_float_t v, const json::string_t &text) {
+    // A literal too small for a double reads as 0 (`1e-400`), and an integer
+    // argument then took it as the integer 0: refused as nlohmann refuses
+    // one too large ("number overflow").
+    if (v == 0) {
+      std::string_view mantissa = std::string_view(text).substr(0, text.find_first_of("eE"));
+      if (mantissa.find_first_of("123456789") != std::string_view::npos) {
+        error = fmt::format("number underflow parsing '{}'", shownName(text));
+        return false;
+      }
+    }
+    return put(v) != nullptr;
+  }
   bool string(json::string_t &v) { return put(std::move(v)) != nullptr; }
   bool binary(json::binary_t &v) { return put(json::binary(std::move(v))) != nullptr; }
 

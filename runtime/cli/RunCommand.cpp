@@ -325,9 +325,21 @@ private:
             value.literal = std::move(*parsed);
           else if (isVariantSpelling(arg->second) || nonFiniteSpelling(arg->second))
             value.literal = json(arg->second); // an enum variant, `Negate` or `Mode.Negate`, or `nan`
-          else
-            return input(fmt::format("--arg {}: not a number or a nested list: `{}`", shownName(arg->first),
-                                     shownName(arg->second)));
+          else {
+            // Why, where the text is meant as a number or a list (a nesting
+            // past the limit, a number past a double's range, a typo).
+            std::string why = parsed.message();
+            constexpr std::string_view kPrefix = "value: invalid JSON: ";
+            bool meant = arg->second.find_first_of("[0123456789") == 0 || arg->second[0] == '-';
+            if (meant && why.starts_with(kPrefix))
+              why = "; " + why.substr(kPrefix.size());
+            else if (meant && why.starts_with("value: "))
+              why = "; " + why.substr(7);
+            else
+              why.clear();
+            return input(fmt::format("--arg {}: not a number or a nested list: `{}`{}", shownName(arg->first),
+                                     shownName(arg->second), why));
+          }
         }
         call.args.emplace_back(arg->first, std::move(value));
       }

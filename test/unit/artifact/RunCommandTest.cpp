@@ -169,6 +169,11 @@ TEST_F(RunCommandTest, InputErrors) {
   EXPECT_HAS(run(options).err, "entry `add` has no argument `y` (its arguments: x)");
   options.args = {"x=[[1,2,3,4]"};
   EXPECT_HAS(run(options).err, "--arg x: not a number or a nested list");
+  // The parser's reason follows: a number too small for a double read as 0,
+  // which an integer argument took (`1e-400` ran as token 0).
+  options.args = {"x=[[1,2,3,1e-400]]"};
+  EXPECT_HAS(run(options).err, "--arg x: not a number or a nested list: `[[1,2,3,1e-400]]`; number underflow parsing "
+                               "'1e-400'");
   options.args = {"x=@missing.npy"};
   EXPECT_EQ(run(options).code, kExitInputError);
   options.entry = "nope";

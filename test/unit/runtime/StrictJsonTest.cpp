@@ -78,6 +78,17 @@ TEST(StrictJsonTest, MalformedTextIsAnError) {
   EXPECT_EQ(errorOf("[1e400]").find("json.exception"), std::string::npos) << errorOf("[1e400]");
 }
 
+// A literal too small for a double is an error as one too large is: it read
+// as 0, which an integer argument took as the integer 0.
+TEST(StrictJsonTest, UnderflowIsAnError) {
+  EXPECT_NE(errorOf("[1, 2, 1e-400]").find("number underflow parsing '1e-400'"), std::string::npos)
+      << errorOf("[1, 2, 1e-400]");
+  EXPECT_NE(errorOf("[-0.5E-999]").find("number underflow"), std::string::npos);
+  // Zeros written as zeros, and the smallest subnormal, are numbers.
+  for (const char *text : {"[0.0]", "[-0e5]", "[0.000e-400]", "[5e-324]"})
+    EXPECT_TRUE(parseStrictJson(text, "doc.json").ok()) << text;
+}
+
 TEST(StrictJsonTest, TheLastTokenReadIsShownShortAndEscaped) {
   // nlohmann's message ends with the whole last token: a 5 MB number made a
   // 5 MB message, a byte that is not UTF-8 reached the terminal raw.
