@@ -3,6 +3,7 @@
 #include "compiler/inspect/RootBinding.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -139,11 +140,12 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
     result.checks = std::move(*checks);
   }
   std::vector<std::string> claimed;
+  auto isRootGeneric = [&](std::string_view name) {
+    return std::any_of(root.block->generics.begin(), root.block->generics.end(),
+                       [&](const ast::GenericParam& g) { return g.name.name == name; });
+  };
   for (const std::string& bind : binds) {
-    std::string name = bind.substr(0, bind.find('='));
-    bool isRootGeneric = std::any_of(root.block->generics.begin(), root.block->generics.end(),
-                                     [&](const ast::GenericParam& g) { return g.name.name == name; });
-    if (unclaimed && !isRootGeneric) unclaimed->push_back(bind);
+    if (unclaimed && !isRootGeneric(bind.substr(0, bind.find('=')))) unclaimed->push_back(bind);
     else claimed.push_back(bind);
   }
   if (claimed.empty() && checkpoint.empty() && !bindDefaults) return result;
@@ -159,11 +161,8 @@ std::optional<RootBinding> bindRootGenerics(const Program& program, const check:
       std::optional<bind::BindingFiles> files = bind::readBindingFiles(package->rootDir, diagnostics);
       if (!files) return std::nullopt;
       std::vector<std::string> defaults;
-      for (const auto& [name, text] : files->defaults) {
-        bool isRootGeneric = std::any_of(root.block->generics.begin(), root.block->generics.end(),
-                                         [&](const ast::GenericParam& g) { return g.name.name == name; });
-        if (isRootGeneric && !result.generics->count(name)) defaults.push_back(name + "=" + text);
-      }
+      for (const auto& [name, text] : files->defaults)
+        if (isRootGeneric(name) && !result.generics->count(name)) defaults.push_back(name + "=" + text);
       std::optional<bind::GenericBindings> values =
           bind::parseBindOverrides(*root.block, root.qualifiedName(), defaults, diagnostics);
       if (!values) return std::nullopt;

@@ -261,13 +261,12 @@ DimExpr Facts::sliceExtent(const std::optional<DimExpr>& start, const std::optio
   DimExpr from = start.value_or(DimExpr::constant(0));
   DimExpr to = stop.value_or(extent);
   DimExpr by = step.value_or(DimExpr::constant(1));
-  DimExpr span = DimExpr::min(to, extent) - from + by - DimExpr::constant(1);
-  DimExpr length = simplify(DimExpr::max(DimExpr::constant(0), DimExpr::floorDiv(span, by)));
+  DimExpr n = DimExpr::min(to, extent) - from;
+  DimExpr length = simplify(DimExpr::max(DimExpr::constant(0), DimExpr::floorDiv(n + by - DimExpr::constant(1), by)));
   if (!length.overflowed()) return length;
   // `+ by - 1` overflows for a step near 2^63 (`x[0:10:2^63 - 1]` has one
   // element); (n - 1) / by + 1 is the same count for every n and step >= 1,
   // kept second since the first is the form written in types.
-  DimExpr n = DimExpr::min(to, extent) - from;
   return simplify(
       DimExpr::max(DimExpr::constant(0), DimExpr::floorDiv(n - DimExpr::constant(1), by) + DimExpr::constant(1)));
 }
