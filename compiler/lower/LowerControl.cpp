@@ -30,9 +30,26 @@ namespace {
 
 // The locals assigned anywhere in `body`, in first-assignment order, with the
 // value of their first assignment (its checked type types the carried value).
+// Calls `visit` on every statement of `body` and those nested in it: loop
+// bodies, and the bodies of scans inside expressions (a scan in a loop that
+// assigns a local declared outside the loop changes it for the loop too).
+void forEachNestedStmt(const std::vector<ast::Stmt*>& body, const std::function<void(const ast::Stmt*)>& visit) {
+  std::function<void(const ast::Stmt*)> stmt;
+  std::function<void(const ast::Expr*)> expr = [&](const ast::Expr* e) {
+    ast::forEachChild(e, expr);
+    ast::forEachChildStmt(e, stmt);
+  };
+  stmt = [&](const ast::Stmt* s) {
+    visit(s);
+    ast::forEachChild(s, expr);
+    ast::forEachChildStmt(s, stmt);
+  };
+  for (const ast::Stmt* s : body) stmt(s);
+}
+
 void collectAssigned(const Module& m, const std::vector<ast::Stmt*>& body,
                      std::vector<SpanKey>& order, std::map<SpanKey, const ast::Expr*>& value) {
-  std::function<void(const ast::Stmt*)> visit = [&](const ast::Stmt* s) {
+  forEachNestedStmt(body, [&](const ast::Stmt* s) {
     if (auto* a = ast::as<ast::AssignStmt>(s)) {
       const Symbol* sym = m.symbolOf(a->target);
       if (sym && sym->kind == SymbolKind::Local && !value.count(keyOf(sym->declSpan))) {
@@ -40,25 +57,21 @@ void collectAssigned(const Module& m, const std::vector<ast::Stmt*>& body,
         value[keyOf(sym->declSpan)] = a->value;
       }
     }
-    ast::forEachChildStmt(s, visit);
-  };
-  for (const ast::Stmt* s : body) visit(s);
+  });
 }
 
 // Whether `body` assigns the local `key` anything but a `some(...)`: a loop
 // that may change an optional's presence carries the presence as data.
 bool mayAssignOtherThanSome(const Module& m, const std::vector<ast::Stmt*>& body, const SpanKey& key) {
   bool found = false;
-  std::function<void(const ast::Stmt*)> visit = [&](const ast::Stmt* s) {
+  forEachNestedStmt(body, [&](const ast::Stmt* s) {
     if (auto* a = ast::as<ast::AssignStmt>(s)) {
       const Symbol* sym = m.symbolOf(a->target);
       if (sym && sym->kind == SymbolKind::Local && keyOf(sym->declSpan) == key &&
           a->value->kind != ast::ExprKind::Some)
         found = true;
     }
-    ast::forEachChildStmt(s, visit);
-  };
-  for (const ast::Stmt* s : body) visit(s);
+  });
   return found;
 }
 
@@ -69,6 +82,15 @@ Val withLeafKind(const Val& v, Val::Kind from, Val::Kind to) {
   Val out = v;
   if (out.kind == from) out.kind = to;
   for (Val& e : out.elements) e = withLeafKind(e, from, to);
+  return out;
+}
+
+// Inside notation a carried scalar is an element; a whole tensor the body
+// computes per element (tensorsInNotationBody) stays a tensor.
+Val scalarLeavesAsElements(const Val& v) {
+  Val out = v;
+  if (out.kind == Val::Kind::Tensor && out.type.isScalar()) out.kind = Val::Kind::Element;
+  for (Val& e : out.elements) e = scalarLeavesAsElements(e);
   return out;
 }
 
@@ -351,7 +373,7 @@ void Lowerer::bindCarried(const Carried& c, mlir::ValueRange values) {
   for (size_t k = 0; k < c.locals.size(); ++k) {
     Val v = refill(c.localTemplates[k], all, i);
     // Inside notation the carried values are scalars: elements.
-    frame().locals[c.locals[k]] = notation_ ? withLeafKind(v, Val::Kind::Tensor, Val::Kind::Element) : v;
+    frame().locals[c.locals[k]] = notation_ ? scalarLeavesAsElements(v) : v;
   }
   for (const std::string& path : c.state) state_[path] = values[i++];
 }
@@ -403,13 +425,11 @@ std::optional<mlir::Value> Lowerer::conditionValue(const Val& v, Span at) {
 std::optional<std::vector<mlir::Value>> Lowerer::flattenLike(const Val& tmpl, const Val& v, Span at) {
   std::vector<mlir::Value> out;
   std::function<bool(const Val&, const Val&)> walk = [&](const Val& t, const Val& x) {
-    if (t.kind == Val::Kind::Tensor && notation_) {
-      // Inside notation a leaf is a scalar of the leaf type's dtype.
-      auto d = t.type.isScalar() ? concreteDType(t.type.dtype(), at) : std::nullopt;
-      if (!d) {
-        unsupported(at, "a loop-carried tensor inside index notation");
-        return false;
-      }
+    if (t.kind == Val::Kind::Tensor && notation_ && t.type.isScalar()) {
+      // Inside notation a scalar leaf is an element of the leaf type's dtype
+      // (a whole tensor, computed per element in the body, is carried as one).
+      auto d = concreteDType(t.type.dtype(), at);
+      if (!d) return false;
       auto y = asElement(x, *d, at);
       if (!y) return false;
       out.push_back(*y);

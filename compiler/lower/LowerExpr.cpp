@@ -70,6 +70,25 @@ Result Lowerer::lowerExpr(const ast::Expr* e) {
     bool whole = (t.isTensor() && !t.isScalar()) || t.kind() == check::TypeKind::Tuple ||
                  t.kind() == check::TypeKind::Struct;
     if (whole && !usesPerElementValues(e)) return outsideNotation([&] { return lowerExpr(e); });
+    // One that does is computed in the body, once per element, as tensors.
+    if (t.isTensor() && !t.isScalar()) return tensorsInNotationBody([&] { return lowerExpr(e); });
+  } else if (bodyNotation_) {
+    // Inside such a tensor, a scalar the body computes per element (the
+    // function's parameter, an access at the notation's indices) is that
+    // element, as a 0-d tensor.
+    check::Type t = typeOf(e);
+    if (t.isTensor() && t.isScalar()) {
+      NotationState* n = bodyNotation_;
+      bodyNotation_ = nullptr;
+      notation_ = n;
+      Result r = usesPerElementValues(e) ? lowerExpr(e) : Result(Val::of(Val::Kind::None));
+      notation_ = nullptr;
+      bodyNotation_ = n;
+      if (!r) return std::nullopt;
+      if (r->kind == Val::Kind::Element)
+        return Val::tensor(emit::scalarTensor(builder_, loc(e->span), r->value), r->type);
+      if (r->kind != Val::Kind::None) return r;
+    }
   }
   Result r = lowerExprAsIs(e);
   if (!r || (r->kind != Val::Kind::Tensor && r->kind != Val::Kind::Element)) return r;

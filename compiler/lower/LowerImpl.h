@@ -442,6 +442,22 @@ class Lowerer {
   // Runs `f` with the builder before the notation op being built (when a
   // body is being built), so what it creates is an input or a capture of
   // the body rather than part of it.
+  // Runs `f` with whole tensors lowered as tensors at the builder's point
+  // inside the notation body being built: a tensor computed from a value
+  // the body computes per element (`fill([3], t)` in a function called
+  // there) exists once per element (LowerExpr.cpp, lowerExpr).
+  template <typename F>
+  auto tensorsInNotationBody(F f) {
+    NotationState* n = notation_;
+    NotationState* enclosing = bodyNotation_;
+    bodyNotation_ = n;
+    notation_ = nullptr;
+    auto r = f();
+    notation_ = n;
+    bodyNotation_ = enclosing;
+    return r;
+  }
+
   template <typename F>
   auto outsideNotation(F f) {
     NotationState* n = notation_;
@@ -504,6 +520,9 @@ class Lowerer {
   bool readsState_ = false;
   bool writesState_ = false;
   NotationState* notation_ = nullptr;  // set while lowering a notation body
+  // Set (and notation_ cleared) while a whole tensor computed per element is
+  // lowered inside that notation's body (tensorsInNotationBody).
+  NotationState* bodyNotation_ = nullptr;
   struct Outlined {
     std::string name;
     Val result;  // the structure of what it returns; its tensors are the results

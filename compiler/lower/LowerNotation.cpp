@@ -82,12 +82,10 @@ bool Lowerer::indexDomains(const ast::Expr* value, std::map<SpanKey, std::vector
 Result Lowerer::lowerComprehension(const ast::LetComprehensionStmt* s) {
   // In a function called in a notation body: computed once before that
   // notation where it uses no per-element value (as lowerExpr does for a
-  // whole tensor), else it would be a tensor per element.
+  // whole tensor), else in the body, a tensor per element.
   if (notation_ && !usesPerElementValues(s->value, &s->outputs))
     return outsideNotation([&] { return lowerComprehension(s); });
-  if (notation_)
-    return unsupported(s->name.span,
-                       "index notation over a value computed per element of the enclosing index notation");
+  if (notation_) return tensorsInNotationBody([&] { return lowerComprehension(s); });
   std::map<SpanKey, std::vector<shape::DimExpr>> domains;
   if (!indexDomains(s->value, domains)) return std::nullopt;
   std::vector<NotationOutput> outputs;
@@ -410,7 +408,9 @@ std::optional<mlir::Value> Lowerer::addNotationInput(mlir::Value tensor, mlir::A
 Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
   NotationState& n = *notation_;
   const Module& m = module();
-  Result base = outsideNotation([&] { return lowerExpr(e->base); });
+  // The tensor indexed: computed before the notation, or in its body where
+  // it uses what the body computes per element (lowerExpr).
+  Result base = usesPerElementValues(e->base) ? lowerExpr(e->base) : outsideNotation([&] { return lowerExpr(e->base); });
   if (!base) return std::nullopt;
   if (base->kind != Val::Kind::Tensor) return unsupported(e->base->span, "indexing this value in index notation");
   check::Type bt = base->type;
@@ -418,7 +418,8 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
   check::Type elementType = check::Type::scalar(bt.dtype());
   // Each component: the loop dims of an index variable, or an index value.
   std::vector<mlir::AffineExpr> exprs;
-  bool affine = true;
+  // A tensor the body computes per element is read there, not an input.
+  bool affine = !definedIn(*base, n.body);
   struct Part {
     std::vector<unsigned> dims;
     std::vector<mlir::Value> scalarIndices;  // of a reduction reduced per element
@@ -576,6 +577,8 @@ std::optional<mlir::Value> Lowerer::asElement(const Val& v, ast::ScalarType d, S
   std::optional<mlir::Value> element;
   if (v.kind == Val::Kind::Element) element = v.value;
   else if (!v.type.isScalar()) return unsupported(at, "a whole tensor inside index notation");
+  else if (definedIn(v.value, notation_->body))  // computed in the body (a scan's value there)
+    element = builder_.create<mlir::tensor::ExtractOp>(loc(at), v.value, mlir::ValueRange{}).getResult();
   else element = addNotationInput(v.value, mlir::AffineMap::get(notation_->loopCount, 0, {}, &context_));
   mlir::Type want = elementType(d);
   if (!element || element->getType() == want) return element;

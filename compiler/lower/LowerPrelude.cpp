@@ -200,7 +200,9 @@ Result Lowerer::lowerPrelude(const ast::CallExpr* call, const std::string& name)
                              *rt));
   }
 
-  if (notation_) return unsupported(call->span, fmt::format("`{}` inside index notation", name));
+  // A shape function with a 0-d result (`fill<f32>([], t)`, a reshape to
+  // `[]`) in a notation body: a tensor there, read as its element.
+  if (notation_) return tensorsInNotationBody([&] { return lowerPrelude(call, name); });
   auto rt = tensorType(result, call->span);
   if (!rt) return std::nullopt;
   auto dyn = dynamicDims(result, call->span);

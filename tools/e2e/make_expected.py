@@ -505,6 +505,75 @@ def loops_in_notation(rng):
 
 
 @program
+def scans_in_loops(rng):
+    x = dyadic(rng, (3,))
+    c = 0.0
+    for _ in range(2):
+        out = []
+        for _ in range(4):
+            c += x[0]
+            out.append(c)
+    calls = [call("in_while", {"x": x}, result(f32(out), "f32", EXACT_DYADIC))]
+    c = 0.0
+    for n in range(3):
+        out = []
+        for _ in range(4):
+            c += x[n]
+            out.append(c)
+    calls.append(call("in_for", {"x": x}, result(f32(out), "f32", EXACT_DYADIC, part=0),
+                      result(f32(c), "f32", EXACT_DYADIC, part=1)))
+    c, table = 0.0, []
+    for i in range(3):
+        row = []
+        for _ in range(4):
+            c += x[i]
+            row.append(c)
+        table.append(row)
+    calls.append(call("in_scan", {"x": x}, result(f32(table), "f32", EXACT_DYADIC, part=0),
+                      result(f32(c), "f32", EXACT_DYADIC, part=1)))
+    return calls
+
+
+@program
+def tensors_in_notation(rng):
+    products = {"rel": 0.0, "abs": 0.0,
+                "why": "exact: products of multiples of 1/4 are multiples of 1/16, and their small sums are exact in f32"}
+    calls = []
+    for n, k in [(3, 4), (2, 1), (0, 3), (2, 0)]:
+        x = dyadic(rng, (n,))
+        calls.append(call("ramp_sums", {"x": x}, result(x * k + k * (k - 1) / 2.0, "f32", EXACT_DYADIC),
+                          bind={"N": n, "K": k}))
+    x, w = dyadic(rng, (3,)), dyadic(rng, (4,))
+    calls.append(call("scaled_lasts", {"x": x, "w": w}, result(x * w[-1], "f32", products)))
+    for n, k in [(3, 4), (1, 2)]:
+        x, w = dyadic(rng, (n,)), dyadic(rng, (k,))
+        calls.append(call("scaled_peaks", {"x": x, "w": w},
+                          result(np.array([(w * v).max() for v in x]), "f32", products), bind={"N": n, "K": k}))
+    x, c = dyadic(rng, (2, 3)), dyadic(rng, (4,))
+    calls.append(call("polynomials", {"x": x, "c": c}, result(x * c.sum(), "f32", products)))
+    x = dyadic(rng, (2, 2))
+    t = x.sum(axis=1)
+    calls.append(call("shapes", {"x": x}, result(2.0 * t + 3.0 + 0.5 * t, "f32", EXACT_DYADIC)))
+    xs = np.array([3, -2, 0, 7], dtype=np.int32)
+    calls.append(call("peaks", {"x": xs},
+                      result(np.array([np.cumsum(np.arange(5, dtype=np.int32) * v).max() for v in xs],
+                                      dtype=np.int32), "i32")))
+    x = f32([1.5, -0.5, 0.0, 2.25, -3.0])
+    calls.append(call("choices", {"x": x},
+                      result(np.where(x > 0, 3.0 * x + 3.0, 0.75), "f32", EXACT_DYADIC)))
+    x = dyadic(rng, (3,))
+    calls.append(call("carried", {"x": x}, result(12.0 * x, "f32", EXACT_DYADIC, part=0),
+                      result(2.0 * x * x, "f32", products, part=1)))
+    xb = f32([1.5, -2.0, 0.25])   # exact in bf16, and so are their products by 0..3
+    calls.append(call("narrow", {"x": xb},
+                      result(np.array([(v * np.arange(4, dtype=np.float32)).max() for v in xb]), "bf16",
+                             {"rel": 0.0, "abs": 0.0, "why": "exact: small multiples of 1/4 are bf16 values"})))
+    x = dyadic(rng, (2, 3))
+    calls.append(call("reduced", {"x": x}, result((4.0 * x + 6.0).sum(axis=1), "f32", EXACT_DYADIC)))
+    return calls
+
+
+@program
 def reductions_per_element(rng):
     products = {"rel": 0.0, "abs": 0.0,
                 "why": "exact: products of multiples of 1/4 are multiples of 1/16, and their small sums are exact in f32"}
