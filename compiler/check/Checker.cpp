@@ -262,6 +262,57 @@ void Checker::reportUnusedLocals(const ast::FunctionItem& f, const Module& m) {
   }
 }
 
+// W1006: a reduction declaring an index that an enclosing reduction or the
+// comprehension already declares. A reduction reaches to the end of its
+// expression (spec: reductions are at the `expr` level), so `sum[k] a[k] *
+// b[k, j] + sum[k] h[k] * u[k, j]` is one sum over the other, the second `k`
+// a new index hiding the first: valid, and read as two sums by anyone who
+// has not met the rule (a spec sweep wrote exactly this for an RNN cell).
+void Checker::reportShadowedIndices(const ast::FunctionItem& f) {
+  std::map<std::string, std::pair<Span, bool>> enclosing;  // name -> (declared at, a comprehension output)
+  std::function<void(const ast::Stmt*)> stmt;
+  std::function<void(const ast::Expr*)> expr = [&](const ast::Expr* e) {
+    if (!e) return;
+    auto* r = ast::as<ast::ReductionExpr>(e);
+    if (!r) {
+      ast::forEachChild(e, expr);
+      ast::forEachChildStmt(e, stmt);  // a scan's body
+      return;
+    }
+    auto saved = enclosing;
+    for (const ast::Ident& i : r->indices) {
+      auto outer = enclosing.find(i.name);
+      if (outer != enclosing.end() && !i.name.empty() && i.name[0] != '_') {
+        auto d = diagnostics_.emit(DiagnosticKind::ShadowedIndex, i.span, i.name);
+        d.label(fmt::format("declares a new `{}`", i.name)).secondary(outer->second.first, "the enclosing one");
+        if (outer->second.second)  // a comprehension's output
+          d.help(fmt::format("rename the reduction's `{}`", i.name));
+        else
+          d.note("a reduction reaches to the end of its expression: `sum[k] a[k] + sum[k] b[k]` is one sum "
+                 "over the other")
+              .help(fmt::format("parenthesize the reduction before it, `(sum[{0}] ...) + ...`, or rename `{0}`",
+                                i.name));
+      }
+      enclosing[i.name] = {i.span, false};
+    }
+    expr(r->body);
+    enclosing = saved;
+  };
+  stmt = [&](const ast::Stmt* s) {
+    std::map<std::string, std::pair<Span, bool>> saved;
+    saved.swap(enclosing);
+    if (auto* c = ast::as<ast::LetComprehensionStmt>(s))
+      for (const ast::IndexOutput& o : c->outputs) enclosing[o.name.name] = {o.name.span, true};
+    ast::forEachChild(s, expr);
+    enclosing.clear();
+    ast::forEachChildStmt(s, stmt);
+    enclosing.swap(saved);
+  };
+  for (const ast::Stmt* s : f.body) stmt(s);
+  if (f.grad)
+    for (const ast::Stmt* s : f.grad->body) stmt(s);
+}
+
 void Checker::reportUnusedMembers(const ast::BlockItem& b, const Module& m) {
   LocalUses uses{m, {}, {}, {}};
   for (const ast::Item* item : b.body) {
@@ -569,8 +620,10 @@ void Checker::run() {
       [&](const Module& m, const std::vector<ast::Item*>& items) {
         for (const ast::Item* item : items) {
           if (auto* f = ast::as<ast::FunctionItem>(item)) {
-            if (options_.unusedLocals)
+            if (options_.unusedLocals) {
               reportUnusedLocals(*f, m);
+              reportShadowedIndices(*f);
+            }
           } else if (auto* b = ast::as<ast::BlockItem>(item)) {
             if (options_.unusedMembers) reportUnusedMembers(*b, m);
             lintItems(m, b->body);

@@ -327,6 +327,7 @@ class Checker {
   Type constType(const ast::ConstItem& c, const Module& m);
   // W1002: locals never read (`_`-prefixed names exempt).
   void reportUnusedLocals(const ast::FunctionItem& f, const Module& m);
+  void reportShadowedIndices(const ast::FunctionItem& f);
   // W1003: `param`/`buffer`/`state`/`sub` members no method of the block
   // reads (or, for `state`, assigns); `_`-prefixed names exempt.
   void reportUnusedMembers(const ast::BlockItem& b, const Module& m);
