@@ -534,8 +534,21 @@ bool Binder::checkAllSolved() {
     }
     auto emitted = diagnostics_.emit(DiagnosticKind::GenericUnsolved, g.name.span, g.name.name, blockName_);
     emitted.label("declared here");
-    emitted.help("bind it with `--bind " + g.name.name + "=VALUE`, or map it to a config.json key in the "
-                 "package's generics.json");
+    // Where generics.json maps it, what was missing is the key: say so, and
+    // whether the whole config.json was (a checkpoint of weights alone).
+    auto mapped = files_.configKeys.find(g.name.name);
+    if (mapped != files_.configKeys.end() && !checkpoint_.config().is_object()) {
+      emitted.note("the checkpoint has no config.json, where the package's generics.json reads it from `" +
+                   mapped->second + "`");
+      emitted.help("add the model's config.json to the checkpoint directory, or bind it with `--bind " +
+                   g.name.name + "=VALUE`");
+    } else if (mapped != files_.configKeys.end()) {
+      emitted.note("config.json has no `" + mapped->second + "`, which the package's generics.json reads it from");
+      emitted.help("bind it with `--bind " + g.name.name + "=VALUE`");
+    } else {
+      emitted.help("bind it with `--bind " + g.name.name + "=VALUE`, or map it to a config.json key in the "
+                   "package's generics.json");
+    }
     ok = false;
   }
   return ok;

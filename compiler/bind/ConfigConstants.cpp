@@ -244,6 +244,11 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
             else if (field == "one_of" && content.is_array() && !content.empty()) r.oneOf = content, ++expectations;
             else if (field == "same_as" && content.is_string()) r.sameAs = content.get<std::string>(), ++expectations;
             else if (field == "every") r.every = content, ++expectations;
+            else if (field == "present" && content == true) r.present = true, ++expectations;
+            else if (field == "when" && content.is_array() && !content.empty()) {
+              for (const nlohmann::json& item : content)
+                if (!readCondition(item, r.whenAny.emplace_back())) good = false;
+            }
             else if (field == "why" && content.is_string()) r.why = content.get<std::string>();
             else if (field == "when_tensor" && content.is_string()) r.whenTensor = content.get<std::string>();
             else if (!(field == "when" && readCondition(content, r.when))) good = false;
@@ -251,8 +256,8 @@ std::optional<ConfigConstants> readConfigConstants(const std::string& packageDir
         }
         if (!good || expectations != 1)
           invalid("each `requires` rule is {\"key\": PATH, and one of \"is\": VALUE, \"one_of\": [VALUE, ...], \"same_as\": PATH (or \"PATH / PATH\", \"PATH * PATH\"), "
-                  "\"every\": VALUE; optionally \"when\": {PATH: VALUE, ...}, \"when_tensor\": NAME and "
-                  "\"why\": TEXT}");
+                  "\"every\": VALUE, \"present\": true; optionally \"when\": {PATH: VALUE, ...} (or a list of "
+                  "them, any of which), \"when_tensor\": NAME and \"why\": TEXT}");
         else
           out.requirements.push_back(std::move(r));
       }
@@ -320,7 +325,36 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
   }
   for (const ConfigRequirement& rule : constants.requirements) {
     if (!holds(config, rule.when)) continue;
+    const ConfigCondition* held = &rule.when;
+    if (!rule.whenAny.empty()) {
+      auto any = std::find_if(rule.whenAny.begin(), rule.whenAny.end(),
+                              [&](const ConfigCondition& c) { return holds(config, c); });
+      if (any == rule.whenAny.end()) continue;
+      held = &*any;
+    }
     if (!rule.whenTensor.empty() && !(hasTensor && hasTensor(rule.whenTensor))) continue;
+    auto conditionText = [&]() {
+      std::string condition;
+      for (const auto& [path, v] : *held)
+        condition += (condition.empty() ? " (with `" : ", `") + path + "` " + (v.is_null() ? "absent" : shown(v));
+      if (!rule.whenTensor.empty())
+        condition += (condition.empty() ? " (" : ", ") + std::string("as the checkpoint has `") + rule.whenTensor + "`";
+      return condition.empty() ? condition : condition + ")";
+    };
+    if (rule.present) {
+      std::vector<std::string> places = placesOf(rule.key);
+      bool given = std::any_of(places.begin(), places.end(), [&](const std::string& place) {
+        const nlohmann::json* raw = lookup(config, place);
+        return raw && !raw->is_null();
+      });
+      if (given) continue;
+      auto d = diagnostics.emit(DiagnosticKind::ConfigRequirementBroken, Span{}, rule.key, "absent",
+                                "a value" + conditionText());
+      if (!rule.why.empty()) d.note(rule.why);
+      d.help("give `" + rule.key + "` in config.json, as the model's own checkpoint does");
+      ok = false;
+      continue;
+    }
     for (const std::string& place : placesOf(rule.key)) {
       const nlohmann::json* raw = lookup(config, place);
       if (!raw || raw->is_null()) continue;
@@ -341,13 +375,8 @@ bool checkConfigConstants(const ConfigConstants& constants, const Program& progr
                           })))
         expected = "a list of " + shown(*rule.every) + " only";
       if (expected.empty()) continue;
-      std::string condition;
-      for (const auto& [path, v] : rule.when)
-        condition += (condition.empty() ? " (with `" : ", `") + path + "` " + (v.is_null() ? "absent" : shown(v));
-      if (!rule.whenTensor.empty())
-        condition += (condition.empty() ? " (" : ", ") + std::string("as the checkpoint has `") + rule.whenTensor + "`";
       auto d = diagnostics.emit(DiagnosticKind::ConfigRequirementBroken, Span{}, place, shown(*raw),
-                                expected + (condition.empty() ? "" : condition + ")"));
+                                expected + conditionText());
       if (!rule.why.empty()) d.note(rule.why);
       d.help("a checkpoint with another value needs a model that computes it");
       ok = false;
@@ -518,6 +547,7 @@ std::set<std::string> configKeysRead(const ConfigConstants& constants) {
   for (const ConfigRequirement& r : constants.requirements) {
     add(r.key);
     addCondition(r.when);
+    for (const ConfigCondition& c : r.whenAny) addCondition(c);
     // `hidden_size / num_attention_heads`: its names.
     std::string name;
     for (char ch : r.sameAs + " ") {

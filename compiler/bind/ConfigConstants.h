@@ -73,7 +73,9 @@ struct ConfigRequirement {
   std::optional<nlohmann::json> oneOf;  // or: an array of values, any of which will do (spellings of one thing)
   std::string sameAs;                   // or: the value of this other key, when present
   std::optional<nlohmann::json> every;  // or: an array whose every element is this
+  bool present = false;                 // or: the key must be given (not absent, not null)
   ConfigCondition when;                 // checked only when all of these hold
+  std::vector<ConfigCondition> whenAny; // `when` as a list: when one of these holds
   std::string whenTensor;               // and, if set, when the checkpoint has this tensor
   std::string why;                      // for the note: what the model computes
 };

@@ -2,6 +2,9 @@
 // checker's types under them.
 #include "compiler/bind/GenericValues.h"
 
+#include <functional>
+#include <map>
+
 #include <charconv>
 #include <set>
 
@@ -263,8 +266,27 @@ std::optional<std::string> brokenBy(const check::WhereClause& clause, const shap
   if (!lhs) return lhs.error;
   if (!rhs) return rhs.error;
   if (shape::holds(clause.relation, *lhs.value, *rhs.value)) return std::nullopt;
-  return std::to_string(*lhs.value) + " " + std::string(shape::spelling(clause.relation)) + " " +
-         std::to_string(*rhs.value) + " is false";
+  // The generics' values first (`with H = 64, Heads = 3`): the sides alone
+  // (`1 == 0`) do not say which binding broke it.
+  std::map<std::string, int64_t> named;
+  std::function<void(const shape::DimExpr&)> collect = [&](const shape::DimExpr& e) {
+    std::vector<shape::Atom> atoms;
+    e.collectAtoms(atoms);
+    for (const shape::Atom& a : atoms) {
+      if (a.kind() == shape::AtomKind::Symbol && values.dims.count(a.id())) named[a.name()] = values.dims.at(a.id());
+      if (a.isComposite())
+        for (const shape::DimExpr& operand : a.operands()) collect(operand);
+    }
+  };
+  collect(clause.lhs);
+  collect(clause.rhs);
+  // As the checker words it (test/check/where-false-for-values.linnet).
+  std::string with;
+  for (const auto& [name, value] : named)
+    with += fmt::format("{}`{} = {}`", with.empty() ? "with " : ", ", name, value);
+  std::string sides = fmt::format("{} {} {}", *lhs.value, shape::spelling(clause.relation), *rhs.value);
+  if (with.empty()) return sides + " is false";
+  return fmt::format("{} it is `{}`, which is false", with, sides);
 }
 
 }  // namespace
