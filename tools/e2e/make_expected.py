@@ -26,6 +26,8 @@ OUT = Path(__file__).resolve().parents[2] / "test" / "e2e" / "expected"
 EXACT = {"rel": 0.0, "abs": 0.0, "why": "exact: every intermediate is representable, no rounding"}
 EXACT_DYADIC = {"rel": 0.0, "abs": 0.0,
                 "why": "exact: inputs are small multiples of 1/4, so every sum in any order is exact in f32"}
+PRODUCTS_OF_QUARTERS = {"rel": 0.0, "abs": 0.0,
+                        "why": "exact: products of multiples of 1/4 are multiples of 1/16, and their small sums are exact in f32"}
 REORDERED = {"rel": 1e-6, "abs": 1e-6,
              "why": "f32 sums may be reassociated by the compiler: a few ulp of the result"}
 TRANSCENDENTAL = {"rel": 2e-6, "abs": 1e-7,
@@ -494,8 +496,7 @@ def loops_in_notation(rng):
     calls.append(call("steps", {"x": xs}, result(np.array([collatz_steps(int(v)) for v in xs], dtype=np.int32), "i32")))
     x23 = dyadic(rng, (2, 3))
     calls.append(call("reduced", {"x": x23}, result((x23 * 8.0).sum(axis=1), "f32", EXACT_DYADIC)))
-    products = {"rel": 0.0, "abs": 0.0,
-                "why": "exact: products of multiples of 1/4 are multiples of 1/16, and their small sums are exact in f32"}
+    products = PRODUCTS_OF_QUARTERS
     for n, k in [(3, 4), (2, 0)]:
         x, w = dyadic(rng, (n,)), dyadic(rng, (k,))
         calls.append(call("dot", {"x": x, "w": w}, result(x * w.sum(), "f32", products), bind={"N": n, "K": k}))
@@ -536,8 +537,7 @@ def scans_in_loops(rng):
 
 @program
 def tensors_in_notation(rng):
-    products = {"rel": 0.0, "abs": 0.0,
-                "why": "exact: products of multiples of 1/4 are multiples of 1/16, and their small sums are exact in f32"}
+    products = PRODUCTS_OF_QUARTERS
     calls = []
     for n, k in [(3, 4), (2, 1), (0, 3), (2, 0)]:
         x = dyadic(rng, (n,))
@@ -575,8 +575,7 @@ def tensors_in_notation(rng):
 
 @program
 def reductions_per_element(rng):
-    products = {"rel": 0.0, "abs": 0.0,
-                "why": "exact: products of multiples of 1/4 are multiples of 1/16, and their small sums are exact in f32"}
+    products = PRODUCTS_OF_QUARTERS
     calls = []
     for n, k in [(3, 4), (2, 0), (0, 3)]:
         x, w = dyadic(rng, (n,)), dyadic(rng, (k,))
@@ -2103,7 +2102,7 @@ def unsigned_ops(rng):
     return calls
 
 
-def trunc_div(a, b):
+def scalar_trunc_div(a, b):
     """Integer `/` as docs/dialect.md defines it: toward zero, x / 0 == -1."""
     if b == 0:
         return -1
@@ -2111,9 +2110,9 @@ def trunc_div(a, b):
     return q if (a < 0) == (b < 0) else -q
 
 
-def trunc_rem(a, b):
+def scalar_trunc_rem(a, b):
     """Integer `%`: the dividend's sign, x % 0 == x."""
-    return a if b == 0 else a - b * trunc_div(a, b)
+    return a if b == 0 else a - b * scalar_trunc_div(a, b)
 
 
 def shift_i32(x, n, left, unsigned=False):
@@ -2135,14 +2134,14 @@ def shift_i32(x, n, left, unsigned=False):
 @program
 def value_semantics(rng):
     calls = [call("constants", {}, *[result(np.int64(v), "i64", part=i) for i, v in enumerate(
-        [trunc_div(7, -2), trunc_rem(-7, 3), trunc_div(7, 0), trunc_rem(7, 0), 1 << 40, 6, -1])])]
+        [scalar_trunc_div(7, -2), scalar_trunc_rem(-7, 3), scalar_trunc_div(7, 0), scalar_trunc_rem(7, 0), 1 << 40, 6, -1])])]
     for a in [0, 5]:
         calls.append(call("locals", {"a": np.int64(a)}, *[result(np.int64(v + a), "i64", part=i) for i, v in enumerate(
-            [trunc_div(-7, 2), trunc_rem(-7, 2), trunc_div(7, 0), trunc_rem(7, 0)])]))
+            [scalar_trunc_div(-7, 2), scalar_trunc_rem(-7, 2), scalar_trunc_div(7, 0), scalar_trunc_rem(7, 0)])]))
     for n, m in [(7, 0), (7, 2), (23, 5), (0, 0)]:
         x, y = np.arange(n, dtype=np.float32), np.arange(m, dtype=np.float32)
         calls.append(call("dims", {"x": x, "y": y}, *[result(np.int64(v), "i64", part=i) for i, v in enumerate(
-            [trunc_div(n - 10, 4), trunc_rem(n - 10, 4), trunc_div(n, m), trunc_rem(n, m)])]))
+            [scalar_trunc_div(n - 10, 4), scalar_trunc_rem(n - 10, 4), scalar_trunc_div(n, m), scalar_trunc_rem(n, m)])]))
     for n, m in [(3, 1), (2, 2), (5, 7)]:
         x, y = dyadic(rng, (n,)), dyadic(rng, (m,))
         flags = [n > 2, n < 2, n == 3, n != 3, n >= 0, n + 1 > 3, n > m]
