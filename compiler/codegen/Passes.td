@@ -244,6 +244,22 @@ def ContractReductions : Pass<"linnet-contract-reductions"> {
   }];
 }
 
+def InlineAllocaScopes : Pass<"linnet-inline-alloca-scopes"> {
+  let summary = "Replace each `memref.alloca_scope` by its body";
+  let description = [{
+    Runs after `convert-scf-to-openmp`, which wraps the body of every loop it
+    makes parallel in a `memref.alloca_scope`, and before `convert-scf-to-cf`,
+    which cannot lower the `scf` loops inside one (the scope's region must
+    stay one block; the build failed on "expects region #0 to have 0 or 1
+    blocks"). Canonicalization inlines a scope only when nothing in it may
+    allocate on the stack, and a call (libm's `exp` for f64 math in a
+    parallel loop) may. Here every scope is inlined; where its body holds an
+    alloca, between `llvm.intr.stacksave` and `llvm.intr.stackrestore`, so
+    what it allocates is still freed at the end of each trip.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def GuidedSchedule : Pass<"linnet-guided-schedule"> {
   let summary = "Give every `omp.wsloop` a guided schedule";
   let description = [{

@@ -310,10 +310,11 @@ void addLLVMStage(OpPassManager& pm, const TargetOptions& target) {
   scalars.addPass(createContractReductions());
   // OpenMP: each `scf.parallel` becomes omp.parallel + omp.wsloop (guided
   // schedule, libomp's default thread count: OMP_NUM_THREADS or every
-  // core). The `memref.alloca_scope` it wraps each body in holds no alloca
-  // here and canonicalize inlines it (scf-to-cf could not lower it).
+  // core). The `memref.alloca_scope` it wraps each body in is inlined
+  // (scf-to-cf could not lower the loops inside one).
   pm.addPass(createConvertSCFToOpenMPPass());
   OpPassManager& controlFlow = perFunction();
+  controlFlow.addPass(createInlineAllocaScopes());
   controlFlow.addPass(createGuidedSchedule());
   controlFlow.addPass(createCanonicalizerPass());
   // To the LLVM dialect.

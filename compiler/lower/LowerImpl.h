@@ -464,10 +464,13 @@ class Lowerer {
     if (!n) return f();
     mlir::OpBuilder::InsertPoint inside = builder_.saveInsertionPoint();
     notation_ = nullptr;
+    NotationState* hoisted = hoistedFrom_;
+    hoistedFrom_ = n;
     builder_.restoreInsertionPoint(n->outer);
     auto r = f();
     n->outer = builder_.saveInsertionPoint();
     builder_.restoreInsertionPoint(inside);
+    hoistedFrom_ = hoisted;
     notation_ = n;
     return r;
   }
@@ -523,6 +526,10 @@ class Lowerer {
   // Set (and notation_ cleared) while a whole tensor computed per element is
   // lowered inside that notation's body (tensorsInNotationBody).
   NotationState* bodyNotation_ = nullptr;
+  // Set while what a notation body uses is computed before it
+  // (outsideNotation): a state written there would be written once, not per
+  // element.
+  NotationState* hoistedFrom_ = nullptr;
   struct Outlined {
     std::string name;
     Val result;  // the structure of what it returns; its tensors are the results

@@ -53,6 +53,14 @@ bool Lowerer::assignState(const ast::AssignStmt* s) {
     unsupported(s->target.span, fmt::format("assigning `{}`", path));
     return false;
   }
+  // A function called in a notation body runs once per element, in no order
+  // the notation fixes: a state it writes, with the element or without
+  // (`s = s + 1.0` would otherwise be computed once, before the notation),
+  // cannot be compiled.
+  if (notation_ || bodyNotation_ || hoistedFrom_) {
+    unsupported(s->value->span, fmt::format("writing the state `{}` inside index notation", path));
+    return false;
+  }
   auto v = lowerExpr(s->value);
   if (!v) return false;
   const check::Type declared = stateType(path);
@@ -80,9 +88,7 @@ bool Lowerer::assignState(const ast::AssignStmt* s) {
       if (v->value.getType() != want)
         v->value = builder_.create<mlir::tensor::CastOp>(loc(s->value->span), want, v->value);
     } else {
-      // Inside index notation the value is one element: a state is a whole tensor.
-      unsupported(s->value->span, notation_ ? fmt::format("writing the state `{}` inside index notation", path)
-                                            : fmt::format("this value for the state `{}`", path));
+      unsupported(s->value->span, fmt::format("this value for the state `{}`", path));
       return false;
     }
   }

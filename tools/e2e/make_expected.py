@@ -568,6 +568,9 @@ def tensors_in_notation(rng):
     calls.append(call("narrow", {"x": xb},
                       result(np.array([(v * np.arange(4, dtype=np.float32)).max() for v in xb]), "bf16",
                              {"rel": 0.0, "abs": 0.0, "why": "exact: small multiples of 1/4 are bf16 values"})))
+    x64 = rng.standard_normal(5)
+    calls.append(call("exp_peaks", {"x": x64}, result(np.exp(x64), "f64", {"rel": 1e-15, "abs": 0.0,
+                      "why": "libm's f64 exp against numpy's: within an ulp"}), bind={"N": 5}))
     x = dyadic(rng, (2, 3))
     calls.append(call("reduced", {"x": x}, result((4.0 * x + 6.0).sum(axis=1), "f32", EXACT_DYADIC)))
     return calls
