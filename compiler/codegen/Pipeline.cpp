@@ -178,24 +178,46 @@ void separateAliasingResults(ModuleOp module) {
 }
 
 // Whether `value` may bufferize to a strided view of another buffer: it is
-// a slice, a reshape of one, or a loop's carried value that starts as one.
-// Function arguments and results of computations are whole buffers.
-bool mayBeView(Value value, int depth = 0) {
-  if (depth > 16) return true;
+// a slice, a reshape of one, or a value a loop or `if` carries or yields that
+// may be one: a loop's carried value (in its body or as its result) from its
+// initial value or what its body yields, an `if`'s result from either branch.
+// Function arguments and results of computations are whole buffers. A value
+// met again (a loop passing its carried value on) adds nothing.
+bool mayBeView(Value value, llvm::SmallPtrSetImpl<void*>& seen) {
   value = viewRoot(value, /*throughSlices=*/false);
-  if (Operation* def = value.getDefiningOp()) return isa<tensor::ExtractSliceOp>(def);
+  if (!seen.insert(value.getAsOpaquePointer()).second) return false;
+  auto any = [&](auto values) {
+    return llvm::any_of(values, [&](Value v) { return mayBeView(v, seen); });
+  };
+  if (Operation* def = value.getDefiningOp()) {
+    if (isa<tensor::ExtractSliceOp>(def)) return true;
+    unsigned i = cast<OpResult>(value).getResultNumber();
+    if (auto loop = dyn_cast<scf::ForOp>(def))
+      return any(SmallVector<Value>{loop.getInitArgs()[i], loop.getYieldedValues()[i]});
+    if (auto loop = dyn_cast<scf::WhileOp>(def))
+      return any(SmallVector<Value>{loop.getConditionOp().getArgs()[i]});
+    if (auto branch = dyn_cast<scf::IfOp>(def)) {
+      SmallVector<Value> yielded{branch.thenYield().getOperand(i)};
+      if (!branch.getElseRegion().empty()) yielded.push_back(branch.elseYield().getOperand(i));
+      return any(yielded);
+    }
+    return false;
+  }
   auto arg = cast<BlockArgument>(value);
   Operation* owner = arg.getOwner()->getParentOp();
   if (auto loop = dyn_cast<scf::ForOp>(owner)) {
     OpOperand* init = loop.getTiedLoopInit(arg);
-    return init && mayBeView(init->get(), depth + 1);
+    if (!init) return false;  // the induction variable
+    return any(SmallVector<Value>{init->get(), loop.getTiedLoopYieldedValue(arg)->get()});
   }
   if (auto loop = dyn_cast<scf::WhileOp>(owner)) {
-    // Carried values are the before region's arguments; the after region's
-    // are what the condition passes on.
+    // Carried values are the before region's arguments (from the initial
+    // values and the after region's yield); the after region's are what the
+    // condition passes on.
+    unsigned n = arg.getArgNumber();
     if (arg.getOwner() == &loop.getBefore().front())
-      return mayBeView(loop.getInits()[arg.getArgNumber()], depth + 1);
-    return mayBeView(loop.getConditionOp().getArgs()[arg.getArgNumber()], depth + 1);
+      return any(SmallVector<Value>{loop.getInits()[n], loop.getYieldOp().getOperand(n)});
+    return any(SmallVector<Value>{loop.getConditionOp().getArgs()[n]});
   }
   return !isa<func::FuncOp>(owner);
 }
@@ -213,7 +235,8 @@ void copyViewArgumentsOfCalls(ModuleOp module) {
     OpBuilder builder(call);
     for (OpOperand& operand : call->getOpOperands()) {
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-      if (!type || !mayBeView(operand.get())) continue;
+      llvm::SmallPtrSet<void*, 8> seen;
+      if (!type || !mayBeView(operand.get(), seen)) continue;
       operand.set(builder.create<bufferization::AllocTensorOp>(call.getLoc(), type, ValueRange{}, operand.get()));
     }
   });

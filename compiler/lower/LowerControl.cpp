@@ -556,6 +556,9 @@ bool Lowerer::lowerCountedLoop(const ast::Expr* start, const ast::Expr* end, con
     mlir::Value one = builder_.create<mlir::arith::ConstantIndexOp>(l, 1);
     auto op = builder_.create<mlir::scf::ForOp>(l, *lo, *hi, one, carried->init);
     erase = [op]() mutable { op.erase(); };
+    // Carrying nothing (a body that assigns only compile-time values), the
+    // builder has given the body its empty yield: ours replaces it.
+    if (!op.getBody()->empty()) op.getBody()->back().erase();
     mlir::OpBuilder::InsertPoint after = builder_.saveInsertionPoint();
     builder_.setInsertionPointToStart(op.getBody());
     bindCarried(*carried, op.getRegionIterArgs());

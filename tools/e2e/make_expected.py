@@ -642,6 +642,13 @@ def block_method_views(rng):
     calls.append(call("columns", {"x": x24}, result(x24[:, 2:4] + 1.0, "f32", EXACT_DYADIC)))
     calls.append(call("strided", {"x": x24}, result(x24[:, 1::2] + 0.5, "f32", EXACT_DYADIC)))
     calls.append(call("rows", {"x": x42}, result(x42[2:4, :] + 0.5, "f32", EXACT_DYADIC)))
+    calls.append(call("loop_result", {"x": x24}, result(x24[:, 2:4] + 0.5, "f32", EXACT_DYADIC)))
+    x322 = dyadic(rng, (3, 2, 2))
+    for i in (2, 1):
+        calls.append(call("loop_result_row", {"xs": x322, "i": i}, result(x322[i] + 0.5, "f32", EXACT_DYADIC)))
+    for c in (True, False):
+        calls.append(call("chosen_view", {"x": x24, "c": c},
+                          result((x24[:, 0:2] if c else x24[:, 2:4]) + 0.5, "f32", EXACT_DYADIC)))
     return calls
 
 
@@ -2242,6 +2249,7 @@ def loops_changing_constants(rng):
         calls.append(call("optional_part", {"x": np.float32(3.0), "n": np.int32(n)}, result(out, "f32", EXACT)))
     x3 = dyadic(rng, (3,))
     calls.append(call("in_notation", {"x": x3}, result(x3 * 4.0, "f32", EXACT_DYADIC)))
+    calls.append(call("nothing_carried", {"x": x3[:2]}, result(x3[:2] * 10.0, "f32", EXACT_DYADIC)))
     return calls
 
 
