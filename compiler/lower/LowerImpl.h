@@ -442,22 +442,6 @@ class Lowerer {
   // Runs `f` with the builder before the notation op being built (when a
   // body is being built), so what it creates is an input or a capture of
   // the body rather than part of it.
-  // Runs `f` with whole tensors lowered as tensors at the builder's point
-  // inside the notation body being built: a tensor computed from a value
-  // the body computes per element (`fill([3], t)` in a function called
-  // there) exists once per element (LowerExpr.cpp, lowerExpr).
-  template <typename F>
-  auto tensorsInNotationBody(F f) {
-    NotationState* n = notation_;
-    NotationState* enclosing = bodyNotation_;
-    bodyNotation_ = n;
-    notation_ = nullptr;
-    auto r = f();
-    notation_ = n;
-    bodyNotation_ = enclosing;
-    return r;
-  }
-
   template <typename F>
   auto outsideNotation(F f) {
     NotationState* n = notation_;
@@ -472,6 +456,22 @@ class Lowerer {
     builder_.restoreInsertionPoint(inside);
     hoistedFrom_ = hoisted;
     notation_ = n;
+    return r;
+  }
+
+  // Runs `f` with whole tensors lowered as tensors at the builder's point
+  // inside the notation body being built: a tensor computed from a value
+  // the body computes per element (`fill([3], t)` in a function called
+  // there) exists once per element (LowerExpr.cpp, lowerExpr).
+  template <typename F>
+  auto tensorsInNotationBody(F f) {
+    NotationState* n = notation_;
+    NotationState* enclosing = bodyNotation_;
+    bodyNotation_ = n;
+    notation_ = nullptr;
+    auto r = f();
+    notation_ = n;
+    bodyNotation_ = enclosing;
     return r;
   }
 

@@ -410,7 +410,8 @@ Result Lowerer::lowerAccess(const ast::IndexExpr* e) {
   const Module& m = module();
   // The tensor indexed: computed before the notation, or in its body where
   // it uses what the body computes per element (lowerExpr).
-  Result base = usesPerElementValues(e->base) ? lowerExpr(e->base) : outsideNotation([&] { return lowerExpr(e->base); });
+  Result base = usesPerElementValues(e->base) ? lowerExpr(e->base)
+                                              : outsideNotation([&] { return lowerExpr(e->base); });
   if (!base) return std::nullopt;
   if (base->kind != Val::Kind::Tensor) return unsupported(e->base->span, "indexing this value in index notation");
   check::Type bt = base->type;
