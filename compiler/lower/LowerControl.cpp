@@ -302,13 +302,29 @@ namespace {
 // resolve ("cannot avoid RaW conflict"; LowerStateWrites.cpp). Every other
 // yield of a state's new value (`yielded` from `firstState` on are states)
 // becomes a copy, so the state itself is never copied for it.
+// Whether `value` may be `target` itself: it is, or it is a result of an
+// `scf.if` a branch of which yields a value that may be (a method returning
+// its new state in one branch of an `if` on data: `if c { acc } else { acc
+// * 2.0 }`).
+bool mayBe(mlir::Value value, mlir::Value target, int depth = 0) {
+  if (value == target) return true;
+  auto branch = value.getDefiningOp<mlir::scf::IfOp>();
+  if (!branch || depth > 16) return false;
+  unsigned i = mlir::cast<mlir::OpResult>(value).getResultNumber();
+  for (mlir::Region* region : {&branch.getThenRegion(), &branch.getElseRegion()})
+    if (!region->empty() &&
+        mayBe(region->front().getTerminator()->getOperand(i), target, depth + 1))
+      return true;
+  return false;
+}
+
 void separateStateYields(mlir::OpBuilder& b, mlir::Location at, std::vector<mlir::Value>& yielded,
                          size_t firstState) {
   for (size_t k = firstState; k < yielded.size(); ++k)
     for (size_t j = 0; j < yielded.size(); ++j)
-      if (j != k && (j < firstState || j > k) && yielded[j] == yielded[k])
+      if (j != k && (j < firstState || j > k) && mayBe(yielded[j], yielded[k]))
         yielded[j] = b.create<mlir::bufferization::AllocTensorOp>(
-            at, mlir::cast<mlir::RankedTensorType>(yielded[k].getType()), mlir::ValueRange{}, yielded[k]);
+            at, mlir::cast<mlir::RankedTensorType>(yielded[j].getType()), mlir::ValueRange{}, yielded[j]);
 }
 
 }  // namespace
