@@ -22,6 +22,8 @@
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "compiler/parse/ASTWalk.h"
 
 namespace linnet::lower {
@@ -318,13 +320,24 @@ bool mayBe(mlir::Value value, mlir::Value target, int depth = 0) {
   return false;
 }
 
+// A copy of `v` in a new tensor: a `linalg.copy` into an empty one. (An
+// `alloc_tensor copy(v)` of a call's result crashed One-Shot Bufferize,
+// which asked the call's result for a memory space it did not have yet.)
+mlir::Value copyOf(mlir::OpBuilder& b, mlir::Location at, mlir::Value v) {
+  auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
+  llvm::SmallVector<mlir::Value> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d)) dims.push_back(b.create<mlir::tensor::DimOp>(at, v, d));
+  mlir::Value empty = b.create<mlir::tensor::EmptyOp>(at, type, dims);
+  return b.create<mlir::linalg::CopyOp>(at, v, empty).getResult(0);
+}
+
 void separateStateYields(mlir::OpBuilder& b, mlir::Location at, std::vector<mlir::Value>& yielded,
                          size_t firstState) {
   for (size_t k = firstState; k < yielded.size(); ++k)
     for (size_t j = 0; j < yielded.size(); ++j)
       if (j != k && (j < firstState || j > k) && mayBe(yielded[j], yielded[k]))
-        yielded[j] = b.create<mlir::bufferization::AllocTensorOp>(
-            at, mlir::cast<mlir::RankedTensorType>(yielded[j].getType()), mlir::ValueRange{}, yielded[j]);
+        yielded[j] = copyOf(b, at, yielded[j]);
 }
 
 }  // namespace
@@ -379,6 +392,9 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
       c.state.push_back(path);
       c.init.push_back(value);
     }
+  // A local that is a state's value as the loop starts (`var r = layer.add(x)`,
+  // a method returning the state it wrote) is carried as a copy, as a yield is.
+  separateStateYields(builder_, loc(at), c.init, c.init.size() - c.state.size());
   for (mlir::Value v : c.init) c.types.push_back(v.getType());
   return c;
 }
