@@ -320,9 +320,8 @@ bool mayBe(mlir::Value value, mlir::Value target, int depth = 0) {
   return false;
 }
 
-// A copy of `v` in a new tensor: a `linalg.copy` into an empty one. (An
-// `alloc_tensor copy(v)` of a call's result crashed One-Shot Bufferize,
-// which asked the call's result for a memory space it did not have yet.)
+// A copy of `v` in a new tensor of its own: a `linalg.copy` into an empty
+// one, which One-Shot Bufferize gives a buffer of its own.
 mlir::Value copyOf(mlir::OpBuilder& b, mlir::Location at, mlir::Value v) {
   auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
   llvm::SmallVector<mlir::Value> dims;
