@@ -18,12 +18,12 @@
 
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Bufferization/IR/Bufferization.h>
+#include <mlir/Dialect/Func/IR/FuncOps.h>
+#include <mlir/Dialect/Linalg/IR/Linalg.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
 #include "compiler/lower/LowerImpl.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "compiler/parse/ASTWalk.h"
 
 namespace linnet::lower {
@@ -331,6 +331,23 @@ mlir::Value copyOf(mlir::OpBuilder& b, mlir::Location at, mlir::Value v) {
   return b.create<mlir::linalg::CopyOp>(at, v, empty).getResult(0);
 }
 
+// Whether `value` may be a state's storage as the function starts (its
+// `to_tensor`, or an outlined method's state argument) while not being it
+// itself: a merge of it and a new value by an `scf.if` (`w = if c { w + x }
+// else { w }`, or a chosen receiver's method writing its state).
+bool mayBeStorage(mlir::Value value, int depth = 0) {
+  if (value.getDefiningOp<mlir::bufferization::ToTensorOp>()) return true;
+  if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(value))
+    return mlir::isa_and_nonnull<mlir::func::FuncOp>(arg.getOwner()->getParentOp());
+  auto branch = value.getDefiningOp<mlir::scf::IfOp>();
+  if (!branch || depth > 16) return false;
+  unsigned i = mlir::cast<mlir::OpResult>(value).getResultNumber();
+  for (mlir::Region* region : {&branch.getThenRegion(), &branch.getElseRegion()})
+    if (!region->empty() && mayBeStorage(region->front().getTerminator()->getOperand(i), depth + 1))
+      return true;
+  return false;
+}
+
 void separateStateYields(mlir::OpBuilder& b, mlir::Location at, std::vector<mlir::Value>& yielded,
                          size_t firstState) {
   for (size_t k = firstState; k < yielded.size(); ++k)
@@ -394,6 +411,14 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
   // A local that is a state's value as the loop starts (`var r = layer.add(x)`,
   // a method returning the state it wrote) is carried as a copy, as a yield is.
   separateStateYields(builder_, loc(at), c.init, c.init.size() - c.state.size());
+  // One-Shot Bufferize counts a loop's initial values as written, so a state
+  // starting the loop as a merge of its storage and a new value puts the
+  // loop's writes in the storage's alias set ahead of the write-back, which
+  // it cannot resolve ("cannot avoid RaW conflict"). Such a start is carried
+  // as a copy; the storage itself, the usual start, is not.
+  for (size_t k = c.init.size() - c.state.size(); k < c.init.size(); ++k)
+    if (c.init[k].getDefiningOp<mlir::scf::IfOp>() && mayBeStorage(c.init[k]))
+      c.init[k] = copyOf(builder_, loc(at), c.init[k]);
   for (mlir::Value v : c.init) c.types.push_back(v.getType());
   return c;
 }

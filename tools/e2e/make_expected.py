@@ -931,6 +931,41 @@ def state(rng):
 
 
 @program
+def state_loop_starts(rng):
+    def v2():
+        return dyadic(rng, (2,))
+    calls = []
+    a = np.zeros(2, np.float32)
+    w = [np.zeros(2, np.float32), np.zeros(2, np.float32)]
+    for c in (True, False):
+        x = v2()
+        a = a + x if c else a
+        a = a + 3
+        calls.append(call("guarded_while", {"x": x, "c": c}, result(a, "f32", EXACT)))
+    for c in (True, False):
+        x = v2()
+        a = a - x if c else a
+        a = a * 0.25
+        calls.append(call("guarded_for", {"x": x, "c": c}, result(a, "f32", EXACT)))
+    for entry, c in (("chosen_while", True), ("chosen_while", False), ("chosen_for", False), ("chosen_for", True)):
+        x = v2()
+        k = 0 if c else 1
+        w[k] = w[k] + x
+        r = w[k]
+        for _ in range(2):
+            w[k] = w[k] + r
+            r = w[k]
+        calls.append(call(entry, {"x": x, "c": c}, result(r, "f32", EXACT)))
+    for c in (True, False):
+        x = v2()
+        w[1] = (w[1] + x if c else w[1]) * 0.25
+        calls.append(call("in_method", {"x": x, "c": c}, result(w[1], "f32", EXACT)))
+    calls.append(call("read", {}, result(a, "f32", EXACT, part=0), result(w[0], "f32", EXACT, part=1),
+                      result(w[1], "f32", EXACT, part=2)))
+    return calls
+
+
+@program
 def state_copies(rng):
     def v2():
         return dyadic(rng, (2,))
