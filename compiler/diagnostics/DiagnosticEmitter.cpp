@@ -60,7 +60,29 @@ DiagnosticBuilder& DiagnosticBuilder::help(std::string text) {
   return *this;
 }
 
+namespace {
+
+bool sameDiagnostic(const Diagnostic& a, const Diagnostic& b) {
+  if (a.kind != b.kind || a.message != b.message || a.notes != b.notes || a.helps != b.helps ||
+      a.labels.size() != b.labels.size())
+    return false;
+  for (size_t i = 0; i < a.labels.size(); ++i) {
+    const DiagnosticLabel &x = a.labels[i], &y = b.labels[i];
+    if (x.span.file != y.span.file || x.span.begin != y.span.begin || x.span.end != y.span.end ||
+        x.text != y.text || x.primary != y.primary)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void DiagnosticEmitter::add(Diagnostic diagnostic) {
+  // A stage that visits one construct once per use (the lowering, once per
+  // entry calling a function) may report it again word for word: like rustc,
+  // an exact repeat is dropped and not counted.
+  for (const Diagnostic& seen : diagnostics_)
+    if (sameDiagnostic(seen, diagnostic)) return;
   bool isError = diagnostic.severity == Severity::Error;
   if (isError) ++errors_;
   if (diagnostic.severity == Severity::Warning) ++warnings_;
