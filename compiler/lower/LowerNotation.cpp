@@ -348,7 +348,12 @@ Result Lowerer::lowerNotation(const std::vector<NotationOutput>& outputs, const 
   }
 
   check::Type elementTy = typeOf(typed);
-  auto yieldDType = elementTy.isTensor() ? concreteDType(elementTy.dtype(), valueExpr->span) : std::nullopt;
+  std::optional<ast::ScalarType> yieldDType;
+  if (elementTy.isTensor()) yieldDType = concreteDType(elementTy.dtype(), valueExpr->span);
+  // A value of untyped literals only (`if x[n] < 0.0 { -1 } else { 1 }`):
+  // the output takes the dtype the checker gives the binding, i64 or f64.
+  else if (elementTy.kind() == check::TypeKind::IntLiteral) yieldDType = ast::ScalarType::I64;
+  else if (elementTy.kind() == check::TypeKind::FloatLiteral) yieldDType = ast::ScalarType::F64;
   if (!yieldDType) return unsupported(valueExpr->span, "this index-notation value");
 
   // ---- the result type and the loop extents ----

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
 #include <mlir/Dialect/Bufferization/IR/Bufferization.h>
@@ -347,6 +348,54 @@ std::optional<std::vector<EntryVariant>> Lowerer::variantsOf(const ast::Function
             2, [&](EntryVariant& e, size_t k) { if (k == 1) e.defaulted.insert(name); },
             [&](size_t k) { return k == 1 ? "_default_" + name : std::string(); }))
       return std::nullopt;
+  }
+  // A pack or type generic that only optionals a variant leaves out mention
+  // (`g: Tensor[*S; f32]? = none`) changes nothing in that variant: its
+  // copies for each length or dtype would take the same arguments and no
+  // call could choose between them. The first is kept.
+  auto wordCount = [&](Span span, std::string_view word) {
+    if (!inputs_.sources || !span.valid()) return size_t(0);
+    std::string_view text = inputs_.sources->text(span);
+    auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    size_t n = 0;
+    for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1))
+      if ((at == 0 || !isWord(text[at - 1])) &&
+          (at + word.size() == text.size() || !isWord(text[at + word.size()])))
+        ++n;
+    return n;
+  };
+  auto irrelevant = [&](const ast::GenericParam& g, const EntryVariant& v) {
+    if (mentions(checked->signature->result, g, *inputs_.checked)) return false;
+    size_t inLeftOut = 0;
+    for (size_t i = 0; i < entry.params.size(); ++i) {
+      if (!mentions(checked->signature->params[i], g, *inputs_.checked)) continue;
+      if (checked->signature->params[i].kind() != check::TypeKind::Optional ||
+          !v.absent.count(entry.params[i].name.name))
+        return false;
+      inLeftOut += wordCount(entry.params[i].span, g.name.name);
+    }
+    // Named nowhere else: not in the body, another generic's default, a
+    // parameter's default or a `where` clause (its declaration is the one).
+    return inLeftOut > 0 && wordCount(entry.span, g.name.name) == 1 + inLeftOut;
+  };
+  {
+    std::vector<EntryVariant> kept;
+    std::vector<std::string> keptSuffixes;
+    for (size_t v = 0; v < out.size(); ++v) {
+      auto sameButIrrelevant = [&](const EntryVariant& u) {
+        if (u.absent != out[v].absent || u.defaulted != out[v].defaulted) return false;
+        for (const auto& [g, length] : out[v].packLengths)
+          if (u.packLengths.at(g) != length && !irrelevant(*g, out[v])) return false;
+        for (const auto& [g, dtype] : out[v].dtypes)
+          if (u.dtypes.at(g) != dtype && !irrelevant(*g, out[v])) return false;
+        return true;
+      };
+      if (std::any_of(kept.begin(), kept.end(), sameButIrrelevant)) continue;
+      kept.push_back(out[v]);
+      keptSuffixes.push_back(suffixes[v]);
+    }
+    out = std::move(kept);
+    suffixes = std::move(keptSuffixes);
   }
   for (size_t v = 0; v < out.size(); ++v)
     out[v].symbol = out.size() == 1 ? entry.name.name : entry.name.name + "_" + suffixes[v];

@@ -202,6 +202,11 @@ def notation_if(rng):
         call("magnitude", {"x": x}, result(np.abs(x), "f32", EXACT)),
         call("guarded_div", {"x": xi, "d": d}, result(quotient, "i32")),
         call("clipped_total", {"x": m, "ids": ids, "limit": float(limit)}, result(clipped, "f32", EXACT_DYADIC)),
+        call("signs", {"x": x}, result(np.where(x < 0, -1, 1).astype(np.int64), "i64")),
+        call("halves", {"x": x}, result(np.where(x < 0, -0.5, 1.5), "f64", EXACT)),
+        call("sides", {"x": x}, result(np.where(x < 0, -1, 1).astype(np.int64), "i64")),
+        call("above", {"x": x, "o": 0.25}, result(np.where(x > 0.25, 1.0, 0.0), "f64", EXACT)),
+        call("above", {"x": x}, result(np.full(5, 0.5), "f64", EXACT)),
     ]
 
 
@@ -1243,6 +1248,13 @@ def entry_variants(rng):
              result(x1[:2] * f32(1.5) - 3, "f32", EXACT_DYADIC)),
         call("with_opts", {"x": x1[:2], "o.scale": -2.0, "o.shift": x1[2:4]},
              result(x1[:2] * f32(-2.0) + x1[2:4], "f32", EXACT_DYADIC)),
+        call("any_mask", {"x": x1[:2]}, result(x1[:2], "f32", EXACT)),
+        call("any_mask", {"x": x1[:2], "g": x1[1:4].reshape(1, 3)}, result(x1[:2] + 1, "f32", EXACT)),
+        call("any_mask", {"x": x1[:2], "g": 5.0}, result(x1[:2] + 1, "f32", EXACT)),
+        call("shift_by", {"x": x1[:2]}, result(x1[:2], "f32", EXACT)),
+        call("shift_by", {"x": x1[:2], "g": typed(x1[2:4].astype(np.float16), "f16")}, result(x1[:2] + x1[2:4], "f32", EXACT_DYADIC)),
+        call("shift_by", {"x": x1[:2], "g": typed(x1[2:4].astype(np.float64), "f64")},
+             result(x1[:2] + x1[2:4], "f32", EXACT_DYADIC)),
     ]
 
 
