@@ -846,6 +846,34 @@ Type Checker::checkBinary(const ast::BinaryExpr* e) {
     }
     return Type::scalar(DType::of(ast::ScalarType::Bool));
   }
+  // `a == b & a < b` is `a == ((b & a) < b)`: `&`, `|` and `^` bind tighter
+  // than comparisons, so an unparenthesized comparison or bitwise operand of
+  // a comparison whose dtypes then differ is most likely that misreading.
+  bool comparison = equality || isOrdering(e->op);
+  auto regrouped = [](const ast::Expr* x) {
+    auto* b = ast::as<ast::BinaryExpr>(x);
+    return b && (isBitwise(b->op) || isOrdering(b->op) || b->op == ast::BinaryOp::Eq ||
+                 b->op == ast::BinaryOp::Ne);
+  };
+  // One level of grouping made visible: `b & a < b` shows as `(b & a) < b`.
+  auto grouped = [](const ast::Expr* x) {
+    auto* b = ast::as<ast::BinaryExpr>(x);
+    if (!b) return ast::printExpr(x);
+    auto side = [](const ast::Expr* y) {
+      return ast::as<ast::BinaryExpr>(y) ? "(" + ast::printExpr(y) + ")" : ast::printExpr(y);
+    };
+    return fmt::format("{} {} {}", side(b->lhs), ast::binaryOpSpelling(b->op), side(b->rhs));
+  };
+  if (comparison && l.isTensor() && r.isTensor() && !(l.dtype() == r.dtype()) &&
+      (regrouped(e->lhs) || regrouped(e->rhs))) {
+    diagnostics_.emit(DiagnosticKind::DTypeMismatch, e->span, fmt::format("operands of `{}`", op))
+        .label(fmt::format("`{}` and `{}`", l.dtype().str(), r.dtype().str()))
+        .note(fmt::format("`&`, `|` and `^` bind tighter than comparisons: the operands of this `{}` are `{}` "
+                          "(`{}`) and `{}` (`{}`)",
+                          op, grouped(e->lhs), l.dtype().str(), grouped(e->rhs), r.dtype().str()))
+        .help("to combine comparisons, parenthesize each: `(a == b) & (i < n)`");
+    return Type::error();
+  }
   Type joined = elementwise(l, r, e->span, e->lhs->span, e->rhs->span,
                             fmt::format("operands of `{}`", op));
   if (joined.isError()) return joined;
