@@ -351,6 +351,14 @@ ast::Item* Parser::parseEnum() {
   ListEnd end = parseList(TokenKind::RBrace, open, [&] {
     std::optional<ast::Ident> variant = parseIdent("variant name");
     if (!variant) return false;
+    // `A(f32)`, `B { x: f32 }`: payloads are reserved (spec 3.8). Said so,
+    // and skipped whole, so the rest of the enum parses.
+    if (at(TokenKind::LParen) || at(TokenKind::LBrace)) {
+      skipGroup();
+      unsupported(Span{variant->span.file, variant->span.begin, lastEnd()}, "an enum variant with a payload",
+                  "enum variants carry no data in this language version (payloads are reserved for a later "
+                  "one): keep the data in a struct beside the enum");
+    }
     item->variants.push_back(std::move(*variant));
     return true;
   });
