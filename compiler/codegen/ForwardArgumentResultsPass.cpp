@@ -4,6 +4,7 @@
 // passed, cast back to the result's type when the two differ.
 #include "compiler/codegen/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/BitVector.h"
 
 namespace linnet::codegen {
@@ -14,8 +15,11 @@ namespace linnet::codegen {
 namespace {
 
 mlir::Value stripCasts(mlir::Value v) {
-  while (auto cast = v.getDefiningOp<mlir::memref::CastOp>()) v = cast.getSource();
-  return v;
+  while (true) {
+    if (auto cast = v.getDefiningOp<mlir::memref::CastOp>()) v = cast.getSource();
+    else if (auto cast = v.getDefiningOp<mlir::tensor::CastOp>()) v = cast.getSource();
+    else return v;
+  }
 }
 
 // For each result, the argument it always returns, or -1.
@@ -27,7 +31,7 @@ llvm::SmallVector<int> forwardedArguments(mlir::func::FuncOp fn) {
       int arg = -1;
       auto block = mlir::dyn_cast<mlir::BlockArgument>(stripCasts(operand));
       if (block && block.getOwner() == &fn.getBody().front() &&
-          mlir::isa<mlir::BaseMemRefType>(block.getType()))
+          mlir::isa<mlir::BaseMemRefType, mlir::RankedTensorType>(block.getType()))
         arg = static_cast<int>(block.getArgNumber());
       if (first) forwarded[i] = arg;
       else if (forwarded[i] != arg) forwarded[i] = -1;
@@ -38,8 +42,36 @@ llvm::SmallVector<int> forwardedArguments(mlir::func::FuncOp fn) {
 }
 
 struct ForwardArgumentResultsPass : impl::ForwardArgumentResultsBase<ForwardArgumentResultsPass> {
+  using ForwardArgumentResultsBase::ForwardArgumentResultsBase;
+
+  // Before bufferization: uses of a forwarded tensor result take the
+  // operand; the functions keep their signatures.
+  void forwardTensorResults(mlir::ModuleOp module) {
+    llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<int>> forwarded;
+    for (auto fn : module.getOps<mlir::func::FuncOp>())
+      if (!fn.isPublic() && !fn.isExternal()) forwarded[fn.getSymNameAttr()] = forwardedArguments(fn);
+    module.walk([&](mlir::func::CallOp call) {
+      auto it = forwarded.find(call.getCalleeAttr().getAttr());
+      if (it == forwarded.end()) return;
+      for (auto [i, result] : llvm::enumerate(call.getResults())) {
+        if (i >= it->second.size() || it->second[i] < 0 || result.use_empty()) continue;
+        mlir::Value operand = call.getOperand(it->second[i]);
+        if (!mlir::isa<mlir::RankedTensorType>(operand.getType())) continue;
+        if (operand.getType() != result.getType()) {
+          mlir::OpBuilder builder(call);
+          operand = builder.create<mlir::tensor::CastOp>(call.getLoc(), result.getType(), operand);
+        }
+        result.replaceAllUsesWith(operand);
+      }
+    });
+  }
+
   void runOnOperation() override {
     mlir::ModuleOp module = getOperation();
+    if (onTensors) {
+      forwardTensorResults(module);
+      return;
+    }
     llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<int>> changed;
     for (auto fn : module.getOps<mlir::func::FuncOp>()) {
       if (fn.isPublic() || fn.isExternal()) continue;

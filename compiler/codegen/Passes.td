@@ -225,8 +225,21 @@ def ForwardArgumentResults : Pass<"linnet-forward-argument-results", "::mlir::Mo
     itself (a self-copy that folds) rather than copying the whole buffer,
     and the deallocation pipeline has no returned argument to clone.
     Entries (public) keep their signature: the ABI is fixed.
+
+    With `tensors`, it runs before one-shot bufferization on the tensor
+    form: a call's result that the callee always returns as one of its
+    arguments is that operand's value, and its uses take the operand (the
+    signature stays; the result is left unused). One-Shot Bufferize cannot
+    otherwise tell that such a result (a method that stores its argument in
+    its state and returns it, one whose layer body is the identity) is its
+    operand's buffer, and failed the build on it: "cannot avoid RaW
+    conflict", "inconsistent memory space on then/else branches".
   }];
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"onTensors", "tensors", "bool", /*default=*/"false",
+           "Forward tensor results before bufferization, keeping signatures">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"];
 }
 
 def ContractReductions : Pass<"linnet-contract-reductions"> {

@@ -124,6 +124,8 @@ void addBufferizedStage(OpPassManager& pm, const TargetOptions& target) {
   // layouts at function boundaries (bufferization copies where needed).
   options.setFunctionBoundaryTypeConversion(bufferization::LayoutMapOption::IdentityLayoutMap);
   options.allowReturnAllocsFromLoops = true;
+  pm.addPass(createForwardArgumentResults(ForwardArgumentResultsOptions{/*onTensors=*/true}));
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   pm.addPass(createAlignWhileLoops());
   pm.addPass(bufferization::createOneShotBufferizePass(options));
