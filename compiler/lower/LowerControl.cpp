@@ -283,7 +283,17 @@ bool Lowerer::untilCarriedSettle(Span at,
     std::function<void()> erase;
     wider.again = false;
     bool ok = attempt(wider, erase);
-    if (ok || !wider.again) return ok;
+    if (ok) {
+      // A local the body declares (`for j { var v = x; ... }`) lives for one
+      // iteration: its value is inside the loop's region. Kept past the loop,
+      // the same body lowered again (a `static for` around it) found it bound
+      // and carried it from the earlier copy ("operand does not dominate
+      // this use").
+      for (auto it = frame().locals.begin(); it != frame().locals.end();)
+        it = locals.count(it->first) ? std::next(it) : frame().locals.erase(it);
+      return true;
+    }
+    if (!wider.again) return ok;
     if (erase) erase();
     if (tries >= 64) {
       unsupported(at, "a loop whose carried values keep changing form");

@@ -450,7 +450,12 @@ def static_for_blocks(rng):
     y = x.astype(np.float64)
     for _ in range(3):   # three Affine layers, then - 0.25 after each
         y = y * 2.0 + 1.0 - 0.25
-    return [call("stacked", {"x": x}, result(y, "f32", EXACT_DYADIC))]
+    acc = x.astype(np.float64)
+    for _ in range(3):
+        for _ in range(2):
+            acc = acc + (acc * 2.0 + 1.0) * 0.5
+    return [call("stacked", {"x": x}, result(y, "f32", EXACT_DYADIC)),
+            call("inner_loop_locals", {"x": x}, result(acc, "f32", EXACT_DYADIC))]
 
 
 @program
@@ -967,6 +972,35 @@ def state_loop_starts(rng):
         calls.append(call("in_method", {"x": x, "c": c}, result(w[1], "f32", EXACT)))
     calls.append(call("read", {}, result(a, "f32", EXACT, part=0), result(w[0], "f32", EXACT, part=1),
                       result(w[1], "f32", EXACT, part=2)))
+    return calls
+
+
+@program
+def method_results_are_arguments(rng):
+    def v2():
+        return dyadic(rng, (2,))
+    calls = []
+    h = [np.zeros(2, np.float32), np.zeros(2, np.float32)]
+    s = np.zeros(2, np.float32)
+    s2 = np.zeros(2, np.float32)
+    for c in (True, False):
+        x = v2()
+        if c:
+            h[1] = x
+        calls.append(call("kept_in_if", {"x": x, "c": c}, result(x, "f32", EXACT)))
+    for c in (False, True):
+        x = v2()
+        h[0 if c else 1] = x * 2
+        calls.append(call("kept_by_chosen", {"x": x, "c": c}, result(x * 2, "f32", EXACT)))
+    for c in (True, False, True):
+        x = v2()
+        s2 = x * 2 if c else x
+        for _ in range(3):
+            s2 = s2 + s
+        s = s + 1
+        calls.append(call("identity_then_loop", {"x": x, "c": c}, result(s2 if c else x, "f32", EXACT)))
+    calls.append(call("read", {}, result(h[0], "f32", EXACT, part=0), result(h[1], "f32", EXACT, part=1),
+                      result(s, "f32", EXACT, part=2), result(s2, "f32", EXACT, part=3)))
     return calls
 
 
