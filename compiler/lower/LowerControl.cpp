@@ -330,17 +330,6 @@ bool mayBe(mlir::Value value, mlir::Value target, int depth = 0) {
   return false;
 }
 
-// A copy of `v` in a new tensor of its own: a `linalg.copy` into an empty
-// one, which One-Shot Bufferize gives a buffer of its own.
-mlir::Value copyOf(mlir::OpBuilder& b, mlir::Location at, mlir::Value v) {
-  auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
-  llvm::SmallVector<mlir::Value> dims;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d)) dims.push_back(b.create<mlir::tensor::DimOp>(at, v, d));
-  mlir::Value empty = b.create<mlir::tensor::EmptyOp>(at, type, dims);
-  return b.create<mlir::linalg::CopyOp>(at, v, empty).getResult(0);
-}
-
 // Whether `value` may be a state's storage as the function starts (its
 // `to_tensor`, or an outlined method's state argument) while not being it
 // itself: a merge of it and a new value by an `scf.if` (`w = if c { w + x }
@@ -367,6 +356,15 @@ void separateStateYields(mlir::OpBuilder& b, mlir::Location at, std::vector<mlir
 }
 
 }  // namespace
+
+mlir::Value copyOf(mlir::OpBuilder& b, mlir::Location at, mlir::Value v) {
+  auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
+  llvm::SmallVector<mlir::Value> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d)) dims.push_back(b.create<mlir::tensor::DimOp>(at, v, d));
+  mlir::Value empty = b.create<mlir::tensor::EmptyOp>(at, type, dims);
+  return b.create<mlir::linalg::CopyOp>(at, v, empty).getResult(0);
+}
 
 std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>& body, Span at,
                                                    const Widening& wider) {

@@ -25,6 +25,8 @@
 // swap) copying one of them. A value this walk misses makes One-Shot
 // Bufferize fail the build ("cannot avoid RaW conflict"), never read
 // overwritten data.
+#include <functional>
+
 #include <mlir/Dialect/Bufferization/IR/Bufferization.h>
 #include <mlir/Dialect/Func/IR/FuncOps.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
@@ -260,6 +262,29 @@ void writeBackState(mlir::OpBuilder& b, mlir::Location at, mlir::func::FuncOp fn
   std::vector<llvm::SmallVector<size_t>> reads(n);
   for (size_t k = 0; k < n; ++k) {
     source[k] = writes[k].now;
+    // A new value choosing, by an `if` on data, between values one of which
+    // is itself such a choice that may be the state's old value (`s = if c
+    // { x } else { if d { s } else { x } }`) cannot be written back in place
+    // ("cannot avoid RaW conflict", whether canonicalization has made the
+    // inner choice an `arith.select` or not): the inner choice is copied
+    // where the outer one yields it. One level of choice (`if c { x } else
+    // { s }`) is resolved as it is.
+    std::function<void(mlir::Value, int)> separateInnerChoices = [&](mlir::Value v, int depth) {
+      auto choice = v.getDefiningOp<mlir::scf::IfOp>();
+      if (!choice || depth > 16) return;
+      unsigned r = mlir::cast<mlir::OpResult>(v).getResultNumber();
+      for (mlir::Region* region : {&choice.getThenRegion(), &choice.getElseRegion()}) {
+        if (region->empty()) continue;
+        mlir::Operation* yield = region->front().getTerminator();
+        mlir::Value inner = yield->getOperand(r);
+        if (!inner.getDefiningOp<mlir::scf::IfOp>() || !alias.rootsOf(inner).contains(writes[k].initial)) continue;
+        separateInnerChoices(inner, depth + 1);
+        mlir::OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(yield);
+        yield->setOperand(r, lower::copyOf(b, inner.getLoc(), inner));
+      }
+    };
+    separateInnerChoices(source[k], 0);
     for (size_t i : sharedWith(source[k]))
       if (i != k) reads[k].push_back(i);
   }

@@ -1005,6 +1005,24 @@ def method_results_are_arguments(rng):
 
 
 @program
+def state_nested_choices(rng):
+    calls = []
+    s = np.zeros(2, np.float32)
+    t = np.zeros(2, np.float32)
+    for c, d in ((True, True), (False, True), (False, False), (True, False)):
+        x = dyadic(rng, (2,))
+        s = x if c else (s if d else x)
+        calls.append(call("two", {"x": x, "c": c, "d": d}, result(x, "f32", EXACT)))
+        calls.append(call("read", {}, result(s, "f32", EXACT, part=0), result(t, "f32", EXACT, part=1)))
+    for c, d in ((False, False), (True, True), (True, False), (False, True), (True, False)):
+        x = dyadic(rng, (2,))
+        t = t if c else x
+        calls.append(call("three", {"x": x, "c": c, "d": d}, result(x, "f32", EXACT)))
+        calls.append(call("read", {}, result(s, "f32", EXACT, part=0), result(t, "f32", EXACT, part=1)))
+    return calls
+
+
+@program
 def state_copies(rng):
     def v2():
         return dyadic(rng, (2,))
