@@ -4,6 +4,7 @@
 // passed, cast back to the result's type when the two differ.
 #include "compiler/codegen/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/BitVector.h"
 
@@ -47,6 +48,28 @@ struct ForwardArgumentResultsPass : impl::ForwardArgumentResultsBase<ForwardArgu
   // Before bufferization: uses of a forwarded tensor result take the
   // operand; the functions keep their signatures.
   void forwardTensorResults(mlir::ModuleOp module) {
+    // The same value returned twice (a method returning the state it wrote,
+    // once canonicalization has folded `if c { h } else { h }` to `h`) gets
+    // one buffer type for two results, which One-Shot Bufferize could not
+    // reconcile with a caller's loop ("init_arg and yielded value bufferize
+    // to inconsistent memory spaces"): the later one returns a copy.
+    for (auto fn : module.getOps<mlir::func::FuncOp>()) {
+      if (fn.isPublic() || fn.isExternal()) continue;
+      fn.walk([&](mlir::func::ReturnOp ret) {
+        for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
+          mlir::Value v = ret.getOperand(i);
+          auto type = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
+          if (!type || llvm::find(ret.getOperands().take_front(i), v) == ret.getOperands().take_front(i).end())
+            continue;
+          mlir::OpBuilder b(ret);
+          llvm::SmallVector<mlir::Value> dims;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            if (type.isDynamicDim(d)) dims.push_back(b.create<mlir::tensor::DimOp>(ret.getLoc(), v, d));
+          mlir::Value empty = b.create<mlir::tensor::EmptyOp>(ret.getLoc(), type, dims);
+          ret.setOperand(i, b.create<mlir::linalg::CopyOp>(ret.getLoc(), v, empty).getResult(0));
+        }
+      });
+    }
     llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<int>> forwarded;
     for (auto fn : module.getOps<mlir::func::FuncOp>())
       if (!fn.isPublic() && !fn.isExternal()) forwarded[fn.getSymNameAttr()] = forwardedArguments(fn);

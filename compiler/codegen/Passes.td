@@ -233,13 +233,19 @@ def ForwardArgumentResults : Pass<"linnet-forward-argument-results", "::mlir::Mo
     otherwise tell that such a result (a method that stores its argument in
     its state and returns it, one whose layer body is the identity) is its
     operand's buffer, and failed the build on it: "cannot avoid RaW
-    conflict", "inconsistent memory space on then/else branches".
+    conflict", "inconsistent memory space on then/else branches". A value a
+    private function returns twice (canonicalization folding a method's
+    `if c { h } else { h }` to the state `h` it also returns) is returned a
+    second time as a copy: one value with two results made a caller's loop
+    fail ("init_arg and yielded value bufferize to inconsistent memory
+    spaces").
   }];
   let options = [
     Option<"onTensors", "tensors", "bool", /*default=*/"false",
            "Forward tensor results before bufferization, keeping signatures">,
   ];
-  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def ContractReductions : Pass<"linnet-contract-reductions"> {

@@ -1001,6 +1001,9 @@ def method_results_are_arguments(rng):
         calls.append(call("identity_then_loop", {"x": x, "c": c}, result(s2 if c else x, "f32", EXACT)))
     calls.append(call("read", {}, result(h[0], "f32", EXACT, part=0), result(h[1], "f32", EXACT, part=1),
                       result(s, "f32", EXACT, part=2), result(s2, "f32", EXACT, part=3)))
+    x = v2()
+    calls.append(call("kept_in_while", {"x": x}, result(x * 4, "f32", EXACT)))
+    calls.append(call("read_scanner", {}, result(x * 4, "f32", EXACT)))
     return calls
 
 
