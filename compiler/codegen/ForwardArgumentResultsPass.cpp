@@ -2,8 +2,14 @@
 // forwarded when every return of the function yields the same block argument
 // for it (through `memref.cast`s); a call's use then reads the operand it
 // passed, cast back to the result's type when the two differ.
+#include <functional>
+
 #include "compiler/codegen/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/BitVector.h"
@@ -53,14 +59,71 @@ struct ForwardArgumentResultsPass : impl::ForwardArgumentResultsBase<ForwardArgu
     // one buffer type for two results, which One-Shot Bufferize could not
     // reconcile with a caller's loop ("init_arg and yielded value bufferize
     // to inconsistent memory spaces"): the later one returns a copy.
+    // Likewise a result that is a choice on data (`scf.if`, `arith.select`)
+    // between two arguments, or between an argument and a value that is not
+    // that argument updated in place (`h = if c { x } else { h }` on a state
+    // argument `h`): a caller writing it back into a state failed ("cannot
+    // avoid RaW conflict"). It is returned as a copy. A choice between an
+    // argument and its own in-place update (a cache written or not) is not.
     for (auto fn : module.getOps<mlir::func::FuncOp>()) {
       if (fn.isPublic() || fn.isExternal()) continue;
+      mlir::Block* entry = &fn.getBody().front();
+      // The values a choice may be, through nested choices and casts.
+      std::function<void(mlir::Value, int, llvm::SmallVectorImpl<mlir::Value>&)> leaves =
+          [&](mlir::Value v, int depth, llvm::SmallVectorImpl<mlir::Value>& out) {
+            if (depth > 16) return out.push_back(v);
+            if (auto cast = v.getDefiningOp<mlir::tensor::CastOp>()) return leaves(cast.getSource(), depth + 1, out);
+            if (auto select = v.getDefiningOp<mlir::arith::SelectOp>()) {
+              leaves(select.getTrueValue(), depth + 1, out);
+              return leaves(select.getFalseValue(), depth + 1, out);
+            }
+            if (auto choice = v.getDefiningOp<mlir::scf::IfOp>()) {
+              unsigned r = mlir::cast<mlir::OpResult>(v).getResultNumber();
+              for (mlir::Region* region : {&choice.getThenRegion(), &choice.getElseRegion()})
+                if (!region->empty()) leaves(region->front().getTerminator()->getOperand(r), depth + 1, out);
+              return;
+            }
+            out.push_back(v);
+          };
+      // The argument `v` updates in place, following destinations
+      // (`insert_slice ... into %arg`, a linalg op's `outs`), or null.
+      auto updatedArgument = [&](mlir::Value v) -> mlir::Value {
+        for (int depth = 0; depth < 64; ++depth) {
+          if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(v)) return arg.getOwner() == entry ? v : mlir::Value();
+          mlir::Operation* op = v.getDefiningOp();
+          if (auto cast = mlir::dyn_cast_or_null<mlir::tensor::CastOp>(op)) { v = cast.getSource(); continue; }
+          auto dps = mlir::dyn_cast_or_null<mlir::DestinationStyleOpInterface>(op);
+          if (!dps) return mlir::Value();
+          v = dps.getDpsInits()[mlir::cast<mlir::OpResult>(v).getResultNumber()];
+        }
+        return mlir::Value();
+      };
+      auto choiceOverArguments = [&](mlir::Value v) {
+        if (!v.getDefiningOp<mlir::scf::IfOp>() && !v.getDefiningOp<mlir::arith::SelectOp>()) return false;
+        llvm::SmallVector<mlir::Value> all;
+        leaves(v, 0, all);
+        llvm::SmallPtrSet<void*, 4> arguments;
+        bool other = false;
+        for (mlir::Value leaf : all) {
+          if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(leaf); arg && arg.getOwner() == entry)
+            arguments.insert(leaf.getAsOpaquePointer());
+          else other = true;
+        }
+        if (arguments.size() >= 2) return true;
+        if (arguments.empty() || !other) return false;
+        for (mlir::Value leaf : all) {
+          if (mlir::isa<mlir::BlockArgument>(leaf) && arguments.contains(leaf.getAsOpaquePointer())) continue;
+          mlir::Value updated = updatedArgument(leaf);
+          if (!updated || !arguments.contains(updated.getAsOpaquePointer())) return true;
+        }
+        return false;
+      };
       fn.walk([&](mlir::func::ReturnOp ret) {
         for (unsigned i = 0; i < ret.getNumOperands(); ++i) {
           mlir::Value v = ret.getOperand(i);
           auto type = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
-          if (!type || llvm::find(ret.getOperands().take_front(i), v) == ret.getOperands().take_front(i).end())
-            continue;
+          bool twice = llvm::find(ret.getOperands().take_front(i), v) != ret.getOperands().take_front(i).end();
+          if (!type || !(twice || choiceOverArguments(v))) continue;
           mlir::OpBuilder b(ret);
           llvm::SmallVector<mlir::Value> dims;
           for (int64_t d = 0; d < type.getRank(); ++d)

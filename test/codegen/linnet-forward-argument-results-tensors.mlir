@@ -17,6 +17,9 @@ func.func private @widen(%x: tensor<2xf32>) -> tensor<?xf32> {
 }
 
 // CHECK-LABEL: func.func private @sometimes(%arg0: i1, %arg1: tensor<2xf32>) -> tensor<2xf32>
+// CHECK: %[[R:.*]] = scf.if
+// CHECK: %[[RC:.*]] = linalg.copy ins(%[[R]] : tensor<2xf32>)
+// CHECK: return %[[RC]]
 func.func private @sometimes(%p: i1, %x: tensor<2xf32>) -> tensor<2xf32> {
   %r = scf.if %p -> tensor<2xf32> {
     scf.yield %x : tensor<2xf32>
@@ -49,4 +52,35 @@ func.func @entry(%s: tensor<2xf32>, %x: tensor<2xf32>, %p: i1) -> (tensor<2xf32>
 func.func private @twice(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %v = tensor.empty() : tensor<2xf32>
   return %v, %v : tensor<2xf32>, tensor<2xf32>
+}
+
+// A result choosing on data between two arguments, or an argument and a
+// value that is not its in-place update, is returned as a copy (`@sometimes`
+// above too); one choosing between fresh values, or between an argument and
+// its own update (a cache written or not), is not.
+// CHECK-LABEL: func.func private @chosen(
+// CHECK: %[[S:.*]] = arith.select
+// CHECK: %[[F:.*]] = arith.select
+// CHECK: %[[C:.*]] = linalg.copy ins(%[[S]] : tensor<2xf32>)
+// CHECK-NOT: linalg.copy
+// CHECK: return %[[C]], %[[F]]
+func.func private @chosen(%h: tensor<2xf32>, %x: tensor<2xf32>, %c: i1) -> (tensor<2xf32>, tensor<2xf32>) {
+  %s = arith.select %c, %h, %x : tensor<2xf32>
+  %a = tensor.empty() : tensor<2xf32>
+  %b = tensor.empty() : tensor<2xf32>
+  %f = arith.select %c, %a, %b : tensor<2xf32>
+  return %s, %f : tensor<2xf32>, tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func private @maybe_written(
+// CHECK-NOT: linalg.copy
+// CHECK: return
+func.func private @maybe_written(%cache: tensor<4xf32>, %v: tensor<1xf32>, %c: i1) -> tensor<4xf32> {
+  %r = scf.if %c -> tensor<4xf32> {
+    %w = tensor.insert_slice %v into %cache[0] [1] [1] : tensor<1xf32> into tensor<4xf32>
+    scf.yield %w : tensor<4xf32>
+  } else {
+    scf.yield %cache : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
 }

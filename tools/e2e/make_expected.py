@@ -1004,6 +1004,15 @@ def method_results_are_arguments(rng):
     x = v2()
     calls.append(call("kept_in_while", {"x": x}, result(x * 4, "f32", EXACT)))
     calls.append(call("read_scanner", {}, result(x * 4, "f32", EXACT)))
+    xs = [v2() for _ in range(6)]
+    calls.append(call("keep_if", {"x": xs[0], "c": True}, result(xs[0], "f32", EXACT)))
+    calls.append(call("keep_if", {"x": xs[1], "c": False}, result(xs[1], "f32", EXACT)))
+    calls.append(call("into_same_state", {"x": xs[2], "c": True}, result(xs[2], "f32", EXACT)))
+    calls.append(call("into_same_state", {"x": xs[3], "c": False}, result(xs[3], "f32", EXACT)))
+    calls.append(call("other_chosen", {"x": xs[4], "c": True}, result(xs[4], "f32", EXACT)))
+    calls.append(call("other_chosen", {"x": xs[5], "c": False}, result(xs[5], "f32", EXACT)))
+    calls.append(call("read_choosers", {}, result(xs[4], "f32", EXACT, part=0), result(xs[5], "f32", EXACT, part=1),
+                      result(xs[0], "f32", EXACT, part=2)))
     return calls
 
 
