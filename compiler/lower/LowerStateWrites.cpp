@@ -263,12 +263,14 @@ void writeBackState(mlir::OpBuilder& b, mlir::Location at, mlir::func::FuncOp fn
   for (size_t k = 0; k < n; ++k) {
     source[k] = writes[k].now;
     // A new value choosing, by an `if` on data, between values one of which
-    // is itself such a choice that may be the state's old value (`s = if c
-    // { x } else { if d { s } else { x } }`) cannot be written back in place
-    // ("cannot avoid RaW conflict", whether canonicalization has made the
-    // inner choice an `arith.select` or not): the inner choice is copied
-    // where the outer one yields it. One level of choice (`if c { x } else
-    // { s }`) is resolved as it is.
+    // is itself such a choice, or a loop's result, that may be the state's
+    // old value (`s = if c { x } else { if d { s } else { x } }`; a loop
+    // writing the state, then `if c { x } else { a.m(x) }` with a method
+    // writing it again) cannot be written back in place ("cannot avoid RaW
+    // conflict", whether canonicalization has made the inner choice an
+    // `arith.select` or not): the inner value is copied where the outer
+    // choice yields it. One level of choice (`if c { x } else { s }`) is
+    // resolved as it is.
     std::function<void(mlir::Value, int)> separateInnerChoices = [&](mlir::Value v, int depth) {
       auto choice = v.getDefiningOp<mlir::scf::IfOp>();
       if (!choice || depth > 16) return;
@@ -277,7 +279,9 @@ void writeBackState(mlir::OpBuilder& b, mlir::Location at, mlir::func::FuncOp fn
         if (region->empty()) continue;
         mlir::Operation* yield = region->front().getTerminator();
         mlir::Value inner = yield->getOperand(r);
-        if (!inner.getDefiningOp<mlir::scf::IfOp>() || !alias.rootsOf(inner).contains(writes[k].initial)) continue;
+        bool merged = inner.getDefiningOp<mlir::scf::IfOp>() || inner.getDefiningOp<mlir::scf::ForOp>() ||
+                      inner.getDefiningOp<mlir::scf::WhileOp>();
+        if (!merged || !alias.rootsOf(inner).contains(writes[k].initial)) continue;
         separateInnerChoices(inner, depth + 1);
         mlir::OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(yield);

@@ -1031,6 +1031,21 @@ def state_nested_choices(rng):
         t = t if c else x
         calls.append(call("three", {"x": x, "c": c, "d": d}, result(x, "f32", EXACT)))
         calls.append(call("read", {}, result(s, "f32", EXACT, part=0), result(t, "f32", EXACT, part=1)))
+    ha = np.zeros(2, np.float32)
+    hc = [np.zeros(2, np.float32), np.zeros(2, np.float32)]
+    for c in (True, False):
+        x = dyadic(rng, (2,))
+        ha = -x if c else -(x * 2)
+        calls.append(call("loop_then_if", {"x": x, "c": c}, result(x, "f32", EXACT)))
+        calls.append(call("read_cells", {}, result(ha, "f32", EXACT, part=0), result(hc[0], "f32", EXACT, part=1),
+                          result(hc[1], "f32", EXACT, part=2)))
+    for c in (False, True):
+        x = dyadic(rng, (2,))
+        hc[0] = -x
+        hc[0 if c else 1] = -(x + x)
+        calls.append(call("while_then_chosen", {"x": x, "c": c}, result(x, "f32", EXACT)))
+        calls.append(call("read_cells", {}, result(ha, "f32", EXACT, part=0), result(hc[0], "f32", EXACT, part=1),
+                          result(hc[1], "f32", EXACT, part=2)))
     return calls
 
 
