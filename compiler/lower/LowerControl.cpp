@@ -331,13 +331,14 @@ bool mayBe(mlir::Value value, mlir::Value target, int depth = 0) {
 }
 
 // Whether `value` may be a state's storage as the function starts (its
-// `to_tensor`, or an outlined method's state argument) while not being it
-// itself: a merge of it and a new value by an `scf.if` (`w = if c { w + x }
-// else { w }`, or a chosen receiver's method writing its state).
+// `to_tensor`, an outlined method's state argument, a loop's carried value)
+// while not being it itself: a merge of it and a new value by an `scf.if`
+// (`w = if c { w + x } else { w }`, or a chosen receiver's method writing
+// its state).
 bool mayBeStorage(mlir::Value value, int depth = 0) {
   if (value.getDefiningOp<mlir::bufferization::ToTensorOp>()) return true;
-  if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(value))
-    return mlir::isa_and_nonnull<mlir::func::FuncOp>(arg.getOwner()->getParentOp());
+  // A function's argument, or a loop's carried value (which may be one).
+  if (mlir::isa<mlir::BlockArgument>(value)) return mlir::isa<mlir::TensorType>(value.getType());
   auto branch = value.getDefiningOp<mlir::scf::IfOp>();
   if (!branch || depth > 16) return false;
   unsigned i = mlir::cast<mlir::OpResult>(value).getResultNumber();
@@ -351,7 +352,10 @@ void separateStateYields(mlir::OpBuilder& b, mlir::Location at, std::vector<mlir
                          size_t firstState) {
   for (size_t k = firstState; k < yielded.size(); ++k)
     for (size_t j = 0; j < yielded.size(); ++j)
-      if (j != k && (j < firstState || j > k) && mayBe(yielded[j], yielded[k]))
+      // Among states, one of two equal values is copied (the later); one
+      // that only may be another (`s = if c { t } else { x }` inside the
+      // loop) is copied itself.
+      if (j != k && (j < firstState || j > k || yielded[j] != yielded[k]) && mayBe(yielded[j], yielded[k]))
         yielded[j] = copyOf(b, at, yielded[j]);
 }
 
@@ -990,6 +994,13 @@ Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<chec
     }
     for (const std::string& path : written) yielded.push_back(br.state.at(path));
     separateStateYields(builder_, l, yielded, yielded.size() - written.size());
+    // A nested choice that may be a state's storage or an argument, yielded
+    // again by this one (`if !c { if c { t } else { y } } else { x }`), put
+    // that storage in an alias set One-Shot Bufferize could not resolve
+    // once the storage is written ("cannot avoid RaW conflict"): copied.
+    for (mlir::Value& v : yielded)
+      if (mlir::isa<mlir::RankedTensorType>(v.getType()) && v.getDefiningOp<mlir::scf::IfOp>() && mayBeStorage(v))
+        v = copyOf(builder_, l, v);
     for (size_t k = 0; k < yielded.size(); ++k)
       if (yielded[k].getType() != resultTypes[k])
         yielded[k] = builder_.create<mlir::tensor::CastOp>(l, resultTypes[k], yielded[k]);

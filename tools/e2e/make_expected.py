@@ -1050,6 +1050,48 @@ def state_nested_choices(rng):
 
 
 @program
+def state_choices_of_other_states(rng):
+    def v2():
+        return dyadic(rng, (2,))
+    calls = []
+    s = np.zeros(2, np.float32)
+    t = np.zeros(2, np.float32)
+    h = [np.zeros(2, np.float32), np.zeros(2, np.float32)]
+
+    def read():
+        return call("read", {}, result(s, "f32", EXACT, part=0), result(t, "f32", EXACT, part=1),
+                    result(h[0], "f32", EXACT, part=2), result(h[1], "f32", EXACT, part=3))
+    x = v2()
+    t = x
+    calls.append(call("set_t", {"x": x}, result(x, "f32", EXACT)))
+    for c, d in ((False, True), (False, False), (True, True)):
+        x = v2()
+        s = (t if d else x * 2) if not c else x
+        calls.append(call("in_loop", {"x": x, "c": c, "d": d}, result(x, "f32", EXACT)))
+        calls.append(read())
+    for c, d in ((False, True), (False, False), (True, False)):
+        x = v2()
+        s = (t if d else x + x) if not c else x
+        calls.append(call("after_scan", {"x": x, "c": c, "d": d}, result(x, "f32", EXACT)))
+        calls.append(read())
+    for c in (True, False):
+        x = v2()
+        t = x
+        s = t if c else x * 0.5
+        t = x * 3
+        calls.append(call("state_or_method_then_scan", {"x": x, "c": c}, result(x, "f32", EXACT)))
+        calls.append(read())
+    for c, n in ((True, 2), (False, 1), (False, 0), (True, 1)):
+        x = v2()
+        for _ in range(n):
+            s = h[1]
+            h[0 if c else 1] = x + 1
+        calls.append(call("chosen_scan_writer", {"x": x, "c": c, "n": n}, result(x, "f32", EXACT)))
+        calls.append(read())
+    return calls
+
+
+@program
 def state_copies(rng):
     def v2():
         return dyadic(rng, (2,))
