@@ -994,13 +994,6 @@ Result Lowerer::lowerRuntimeChoice(mlir::Value cond, Span at, std::optional<chec
     }
     for (const std::string& path : written) yielded.push_back(br.state.at(path));
     separateStateYields(builder_, l, yielded, yielded.size() - written.size());
-    // A nested choice that may be a state's storage or an argument, yielded
-    // again by this one (`if !c { if c { t } else { y } } else { x }`), put
-    // that storage in an alias set One-Shot Bufferize could not resolve
-    // once the storage is written ("cannot avoid RaW conflict"): copied.
-    for (mlir::Value& v : yielded)
-      if (mlir::isa<mlir::RankedTensorType>(v.getType()) && v.getDefiningOp<mlir::scf::IfOp>() && mayBeStorage(v))
-        v = copyOf(builder_, l, v);
     for (size_t k = 0; k < yielded.size(); ++k)
       if (yielded[k].getType() != resultTypes[k])
         yielded[k] = builder_.create<mlir::tensor::CastOp>(l, resultTypes[k], yielded[k]);

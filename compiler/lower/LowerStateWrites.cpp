@@ -281,7 +281,9 @@ void writeBackState(mlir::OpBuilder& b, mlir::Location at, mlir::func::FuncOp fn
         mlir::Value inner = yield->getOperand(r);
         bool merged = inner.getDefiningOp<mlir::scf::IfOp>() || inner.getDefiningOp<mlir::scf::ForOp>() ||
                       inner.getDefiningOp<mlir::scf::WhileOp>();
-        if (!merged || !alias.rootsOf(inner).contains(writes[k].initial)) continue;
+        // That may be any state's old value or an argument (`s = if !c { if
+        // c { t } else { y } } else { x }` reads the state `t`).
+        if (!merged || alias.rootsOf(inner).empty()) continue;
         separateInnerChoices(inner, depth + 1);
         mlir::OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(yield);

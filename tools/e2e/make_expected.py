@@ -1064,11 +1064,6 @@ def state_choices_of_other_states(rng):
     x = v2()
     t = x
     calls.append(call("set_t", {"x": x}, result(x, "f32", EXACT)))
-    for c, d in ((False, True), (False, False), (True, True)):
-        x = v2()
-        s = (t if d else x * 2) if not c else x
-        calls.append(call("in_loop", {"x": x, "c": c, "d": d}, result(x, "f32", EXACT)))
-        calls.append(read())
     for c, d in ((False, True), (False, False), (True, False)):
         x = v2()
         s = (t if d else x + x) if not c else x
