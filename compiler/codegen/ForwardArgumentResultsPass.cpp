@@ -1,18 +1,21 @@
 // The `linnet-forward-argument-results` pass (Passes.td). A result is
 // forwarded when every return of the function yields the same block argument
-// for it (through `memref.cast`s); a call's use then reads the operand it
-// passed, cast back to the result's type when the two differ.
+// for it (through casts); a call's use then reads the operand it passed, cast
+// back to the result's type when the two differ. After bufferization the
+// result is dropped; before it (`tensors`), only the uses move, and results
+// One-Shot Bufferize could not place (a value returned twice, a choice over
+// arguments) are returned as copies first.
 #include <functional>
 
 #include "compiler/codegen/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/DestinationStyleOpInterface.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace linnet::codegen {
 
