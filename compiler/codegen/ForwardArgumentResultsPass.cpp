@@ -8,9 +8,9 @@
 #include <functional>
 
 #include "compiler/codegen/Passes.h"
+#include "compiler/conversion/TensorBuilders.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -128,11 +128,7 @@ struct ForwardArgumentResultsPass : impl::ForwardArgumentResultsBase<ForwardArgu
           bool twice = llvm::find(ret.getOperands().take_front(i), v) != ret.getOperands().take_front(i).end();
           if (!type || !(twice || choiceOverArguments(v))) continue;
           mlir::OpBuilder b(ret);
-          llvm::SmallVector<mlir::Value> dims;
-          for (int64_t d = 0; d < type.getRank(); ++d)
-            if (type.isDynamicDim(d)) dims.push_back(b.create<mlir::tensor::DimOp>(ret.getLoc(), v, d));
-          mlir::Value empty = b.create<mlir::tensor::EmptyOp>(ret.getLoc(), type, dims);
-          ret.setOperand(i, b.create<mlir::linalg::CopyOp>(ret.getLoc(), v, empty).getResult(0));
+          ret.setOperand(i, conversion::freshCopy(b, ret.getLoc(), v));
         }
       });
     }

@@ -19,6 +19,7 @@
 
 #include "compiler/conversion/ElementOps.h"
 #include "compiler/conversion/Passes.h"
+#include "compiler/conversion/TensorBuilders.h"
 #include "compiler/dialect/LinnetOps.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -372,6 +373,19 @@ Value emitReductionCombine(OpBuilder& b, Location loc, ReductionKind kind, bool 
   return v;
 }
 
+SmallVector<Value> dynamicDimsOf(OpBuilder& b, Location loc, Value v) {
+  SmallVector<Value> dims;
+  auto t = cast<RankedTensorType>(v.getType());
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (t.isDynamicDim(i)) dims.push_back(b.create<tensor::DimOp>(loc, v, i));
+  return dims;
+}
+
+Value freshCopy(OpBuilder& b, Location loc, Value v) {
+  Value empty = b.create<tensor::EmptyOp>(loc, cast<RankedTensorType>(v.getType()), dynamicDimsOf(b, loc, v));
+  return b.create<linalg::CopyOp>(loc, v, empty).getResult(0);
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -379,15 +393,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-// `tensor.dim` of every dynamic dimension of `v`.
-SmallVector<Value> dynamicDimsOf(OpBuilder& b, Location loc, Value v) {
-  SmallVector<Value> dims;
-  RankedTensorType t = tensorType(v);
-  for (int64_t i = 0; i < t.getRank(); ++i)
-    if (t.isDynamicDim(i)) dims.push_back(b.create<tensor::DimOp>(loc, v, i));
-  return dims;
-}
 
 // The dynamic sizes of a broadcast result: each from an operand whose
 // right-aligned dimension is dynamic (equal to the result's, as only a static

@@ -19,10 +19,10 @@
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Bufferization/IR/Bufferization.h>
 #include <mlir/Dialect/Func/IR/FuncOps.h>
-#include <mlir/Dialect/Linalg/IR/Linalg.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 
+#include "compiler/conversion/TensorBuilders.h"
 #include "compiler/lower/LowerImpl.h"
 #include "compiler/parse/ASTWalk.h"
 
@@ -307,6 +307,36 @@ bool Lowerer::untilCarriedSettle(Span at,
 
 namespace {
 
+// Whether `value` is, or may be through the branches of `scf.if`s on data,
+// a value `leaf` accepts.
+bool mayBeA(mlir::Value value, const std::function<bool(mlir::Value)>& leaf, int depth = 0) {
+  if (leaf(value)) return true;
+  auto branch = value.getDefiningOp<mlir::scf::IfOp>();
+  if (!branch || depth > 16) return false;
+  unsigned i = mlir::cast<mlir::OpResult>(value).getResultNumber();
+  for (mlir::Region* region : {&branch.getThenRegion(), &branch.getElseRegion()})
+    if (!region->empty() && mayBeA(region->front().getTerminator()->getOperand(i), leaf, depth + 1))
+      return true;
+  return false;
+}
+
+// Whether `value` may be `target` itself (a method returning its new state
+// in one branch of an `if` on data: `if c { acc } else { acc * 2.0 }`).
+bool mayBe(mlir::Value value, mlir::Value target) {
+  return mayBeA(value, [&](mlir::Value v) { return v == target; });
+}
+
+// Whether `value` may be a state's storage as the function starts (its
+// `to_tensor`, an outlined method's state argument, a loop's carried value
+// which may be one): a merge of it and a new value by an `scf.if` (`w = if c
+// { w + x } else { w }`, or a chosen receiver's method writing its state).
+bool mayBeStorage(mlir::Value value) {
+  return mayBeA(value, [](mlir::Value v) {
+    return v.getDefiningOp<mlir::bufferization::ToTensorOp>() ||
+           (mlir::isa<mlir::BlockArgument>(v) && mlir::isa<mlir::TensorType>(v.getType()));
+  });
+}
+
 // One-Shot Bufferize puts a value a region yields in one alias set with the
 // result it becomes, so a value yielded twice ties two results together: a
 // method's result that is also the state it wrote would tie the state's
@@ -314,40 +344,6 @@ namespace {
 // resolve ("cannot avoid RaW conflict"; LowerStateWrites.cpp). Every other
 // yield of a state's new value (`yielded` from `firstState` on are states)
 // becomes a copy, so the state itself is never copied for it.
-// Whether `value` may be `target` itself: it is, or it is a result of an
-// `scf.if` a branch of which yields a value that may be (a method returning
-// its new state in one branch of an `if` on data: `if c { acc } else { acc
-// * 2.0 }`).
-bool mayBe(mlir::Value value, mlir::Value target, int depth = 0) {
-  if (value == target) return true;
-  auto branch = value.getDefiningOp<mlir::scf::IfOp>();
-  if (!branch || depth > 16) return false;
-  unsigned i = mlir::cast<mlir::OpResult>(value).getResultNumber();
-  for (mlir::Region* region : {&branch.getThenRegion(), &branch.getElseRegion()})
-    if (!region->empty() &&
-        mayBe(region->front().getTerminator()->getOperand(i), target, depth + 1))
-      return true;
-  return false;
-}
-
-// Whether `value` may be a state's storage as the function starts (its
-// `to_tensor`, an outlined method's state argument, a loop's carried value)
-// while not being it itself: a merge of it and a new value by an `scf.if`
-// (`w = if c { w + x } else { w }`, or a chosen receiver's method writing
-// its state).
-bool mayBeStorage(mlir::Value value, int depth = 0) {
-  if (value.getDefiningOp<mlir::bufferization::ToTensorOp>()) return true;
-  // A function's argument, or a loop's carried value (which may be one).
-  if (mlir::isa<mlir::BlockArgument>(value)) return mlir::isa<mlir::TensorType>(value.getType());
-  auto branch = value.getDefiningOp<mlir::scf::IfOp>();
-  if (!branch || depth > 16) return false;
-  unsigned i = mlir::cast<mlir::OpResult>(value).getResultNumber();
-  for (mlir::Region* region : {&branch.getThenRegion(), &branch.getElseRegion()})
-    if (!region->empty() && mayBeStorage(region->front().getTerminator()->getOperand(i), depth + 1))
-      return true;
-  return false;
-}
-
 void separateStateYields(mlir::OpBuilder& b, mlir::Location at, std::vector<mlir::Value>& yielded,
                          size_t firstState) {
   for (size_t k = firstState; k < yielded.size(); ++k)
@@ -356,19 +352,10 @@ void separateStateYields(mlir::OpBuilder& b, mlir::Location at, std::vector<mlir
       // that only may be another (`s = if c { t } else { x }` inside the
       // loop) is copied itself.
       if (j != k && (j < firstState || j > k || yielded[j] != yielded[k]) && mayBe(yielded[j], yielded[k]))
-        yielded[j] = copyOf(b, at, yielded[j]);
+        yielded[j] = conversion::freshCopy(b, at, yielded[j]);
 }
 
 }  // namespace
-
-mlir::Value copyOf(mlir::OpBuilder& b, mlir::Location at, mlir::Value v) {
-  auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
-  llvm::SmallVector<mlir::Value> dims;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d)) dims.push_back(b.create<mlir::tensor::DimOp>(at, v, d));
-  mlir::Value empty = b.create<mlir::tensor::EmptyOp>(at, type, dims);
-  return b.create<mlir::linalg::CopyOp>(at, v, empty).getResult(0);
-}
 
 std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>& body, Span at,
                                                    const Widening& wider) {
@@ -430,7 +417,7 @@ std::optional<Lowerer::Carried> Lowerer::carriedBy(const std::vector<ast::Stmt*>
   // as a copy; the storage itself, the usual start, is not.
   for (size_t k = c.init.size() - c.state.size(); k < c.init.size(); ++k)
     if (c.init[k].getDefiningOp<mlir::scf::IfOp>() && mayBeStorage(c.init[k]))
-      c.init[k] = copyOf(builder_, loc(at), c.init[k]);
+      c.init[k] = conversion::freshCopy(builder_, loc(at), c.init[k]);
   for (mlir::Value v : c.init) c.types.push_back(v.getType());
   return c;
 }

@@ -211,10 +211,6 @@ struct StateWrite {
 void writeBackState(mlir::OpBuilder& b, mlir::Location at, mlir::func::FuncOp fn, llvm::ArrayRef<StateWrite> writes,
                     llvm::MutableArrayRef<mlir::Value> results);
 
-// A copy of `v` in a new tensor of its own: a `linalg.copy` into an empty
-// one, which One-Shot Bufferize gives a buffer of its own (LowerControl.cpp).
-mlir::Value copyOf(mlir::OpBuilder& b, mlir::Location at, mlir::Value v);
-
 // Thrown nowhere: a failed lowering reports and returns std::nullopt up the
 // call chain (`Result`).
 using Result = std::optional<Val>;

@@ -36,6 +36,7 @@
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/SetVector.h>
 
+#include "compiler/conversion/TensorBuilders.h"
 #include "compiler/lower/LowerImpl.h"
 
 namespace linnet::lower {
@@ -287,7 +288,7 @@ void writeBackState(mlir::OpBuilder& b, mlir::Location at, mlir::func::FuncOp fn
         separateInnerChoices(inner, depth + 1);
         mlir::OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(yield);
-        yield->setOperand(r, lower::copyOf(b, inner.getLoc(), inner));
+        yield->setOperand(r, conversion::freshCopy(b, inner.getLoc(), inner));
       }
     };
     separateInnerChoices(source[k], 0);
